@@ -1,0 +1,57 @@
+# roundlab: `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(abspath $(VENV))/bin
+# TensorFlow build: cpu (default) or gpu (CUDA wheels, for NVIDIA GPUs).
+TF     ?= cpu
+STAMP  := $(VENV)/.installed-$(TF)
+
+# Stage commands of dvc.yaml call `python`: make them find the environment's one.
+export PATH := $(BIN):$(PATH)
+export TF_CPP_MIN_LOG_LEVEL ?= 2
+
+.PHONY: help setup test test-fast repro lint format bench ui clean
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+	@echo "  Variables: TF=cpu|gpu (TensorFlow build), PYTHON=$(PYTHON)"
+
+setup: $(STAMP) ## Create .venv and install roundlab with its dev tools (quick when nothing changed)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip setuptools==84.2.1 wheel==0.48.0
+	$(BIN)/python -m pip install --quiet -e ".[$(TF),dev]"
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+test: setup ## Run every test, the slow end-to-end ones included
+	$(BIN)/python -m pytest
+
+test-fast: setup ## Run the tests without the slow end-to-end ones
+	$(BIN)/python -m pytest -m "not slow"
+
+repro: setup ## Run the DVC pipeline: data, sweeps, report (reports/report.html)
+	$(BIN)/dvc repro
+
+lint: setup ## ruff: lint and format check
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+format: setup ## ruff: fix what can be fixed and format
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
+
+bench: setup ## Run the benchmarks under bench/
+	$(BIN)/python bench/activations.py
+
+ui: setup ## Browse the runs: mlflow ui on the project's tracking store
+	$(BIN)/mlflow ui --backend-store-uri "$${MLFLOW_TRACKING_URI:-sqlite:///$(CURDIR)/mlflow.db}"
+
+clean: ## Remove caches and generated outputs (data/, results/, reports/, multirun/, mlflow.db); keeps .venv
+	rm -rf .pytest_cache .ruff_cache .hypothesis outputs multirun results data mlflow.db mlartifacts
+	find reports -mindepth 1 ! -name .gitkeep -exec rm -rf {} +
+	find . -name __pycache__ -type d -not -path './$(VENV)/*' -exec rm -rf {} +

@@ -1,0 +1,8 @@
+"""roundlab: train networks whose targets are integers, and measure which approach works.
+
+The subpackages mirror the Hydra config groups under ``conf/``: ``activations`` (rounding
+surrogates and the numpy bridge), ``data`` (dataset generators and the on-disk format), and the
+training, tracking and report modules that use them.
+"""
+
+__version__ = "0.1.0"

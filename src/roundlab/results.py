@@ -1,0 +1,140 @@
+"""The result file: one JSON document per training run, the only input of the report.
+
+Training writes it (finished or failed), DVC tracks the directory, and the report reads it back,
+so the report can be rebuilt from DVC-tracked files alone. MLflow receives the same content for
+browsing but is never read by the report.
+
+Layout: ``<results_dir>/<dataset>/<approach>/<variant>/seed=<seed>.json`` where ``variant`` is
+``<activation>`` or ``<activation>-<param>=<value>`` for the rounding approach and ``default``
+otherwise; :func:`result_path` derives it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+FORMAT_VERSION = 1
+FINISHED = "FINISHED"
+FAILED = "FAILED"
+STATUSES = (FINISHED, FAILED)
+SPLITS = ("val", "test", "extrapolate")
+METRICS = ("exact_match", "mae", "rmse", "within_one")
+
+
+@dataclass
+class RunResult:
+    """One run.
+
+    ``metrics`` and ``baseline`` map a split name (``val``, ``test``, ``extrapolate``) to a
+    mapping of metric name (``exact_match``, ``mae``, ``rmse``, ``within_one``) to a float; a split
+    the dataset does not have is absent. ``baseline`` is the constant predictor (training
+    median). ``history`` maps a Keras history key to its per-epoch values. A failed run has
+    ``status == "FAILED"``, an ``error`` saying why, and whatever metrics it got before failing.
+    """
+
+    status: str
+    dataset: str
+    approach: str
+    seed: int
+    activation: str | None = None
+    activation_params: dict[str, float] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    baseline: dict[str, dict[str, float]] = field(default_factory=dict)
+    zero_grad_fraction: float | None = None
+    history: dict[str, list[float]] = field(default_factory=dict)
+    duration_s: float | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    device: str | None = None
+    error: str | None = None
+    mlflow_run_id: str | None = None
+    format_version: int = FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}. Received: status={self.status!r}")
+
+    @property
+    def variant(self) -> str:
+        return variant_name(self.activation, self.activation_params)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == FINISHED
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> RunResult:
+        known = {f.name for f in fields(cls)}
+        missing = [f.name for f in fields(cls) if f.name in ("status", "dataset", "approach", "seed")
+                   and f.name not in data]
+        if missing:
+            raise ValueError(f"{source}: not a roundlab result file, missing keys {missing}")
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ValueError(
+                f"{source}: result format_version must be {FORMAT_VERSION}. "
+                f"Received: format_version={version!r}"
+            )
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def variant_name(activation: str | None, params: dict[str, float] | None = None) -> str:
+    """``sigmoid_round-steepness=10`` for a rounding activation with its parameter, else ``default``."""
+    if not activation:
+        return "default"
+    params = params or {}
+    return "-".join([activation, *(f"{k}={_fmt(v)}" for k, v in sorted(params.items()))])
+
+
+def result_path(results_dir: Path, dataset: str, approach: str, activation: str | None,
+                activation_params: dict[str, float] | None, seed: int) -> Path:
+    variant = variant_name(activation, activation_params)
+    return Path(results_dir) / dataset / approach / variant / f"seed={seed}.json"
+
+
+def write(result: RunResult, path: Path) -> Path:
+    """Write atomically (a crash never leaves half a file for the report to choke on)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def read(path: Path) -> RunResult:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not valid JSON ({err}); rerun the sweep (dvc repro)") from err
+    return RunResult.from_dict(data, source=str(path))
+
+
+def read_all(results_dir: Path) -> list[RunResult]:
+    """Every result file below ``results_dir``, in a stable order."""
+    return [read(p) for p in sorted(Path(results_dir).rglob("*.json"))]
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _jsonable(value: Any) -> Any:
+    """NaN and inf are not JSON: a diverged metric is written as null."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return _jsonable(value.item())
+    return value
