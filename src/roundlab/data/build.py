@@ -1,0 +1,104 @@
+"""From a dataset config to a :class:`Dataset`: compose, check, generate, or reuse data/<name>/."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig, OmegaConf
+
+from roundlab import paths
+from roundlab.data import registry, store
+from roundlab.data.dataset import Dataset
+from roundlab.data.sampling import standardize
+from roundlab.data.schemas import DatasetConfig, require
+
+log = logging.getLogger(__name__)
+
+DatasetCfg = DictConfig | Mapping[str, Any] | DatasetConfig
+
+
+def compose_config(
+    name: str, overrides: Sequence[str] = (), conf_dir: str | os.PathLike[str] | None = None
+) -> DictConfig:
+    """``conf/dataset/<name>.yaml`` composed by Hydra against its schema.
+
+    ``overrides`` are ``key=value`` strings for the dataset's own keys (``n_train=100``).
+    """
+    conf = Path(conf_dir) if conf_dir else paths.project_root() / "conf"
+    file = conf / "dataset" / f"{name}.yaml"
+    if not file.is_file():
+        known = sorted(p.stem for p in (conf / "dataset").glob("*.yaml"))
+        raise FileNotFoundError(f"no dataset config {file}. Known: {known}")
+    registry.register_configs()
+    with initialize_config_dir(config_dir=str(conf.resolve()), version_base="1.3"):
+        cfg = compose(overrides=[f"+dataset={name}", *(f"dataset.{o}" for o in overrides)])
+    return cfg.dataset
+
+
+def to_config(dataset_cfg: DatasetCfg) -> DatasetConfig:
+    """The typed, checked config: merged onto its generator's schema, then ``check()``-ed.
+
+    The generator is ``dataset_cfg.generator``, or its ``name`` when that is absent.
+    """
+    if isinstance(dataset_cfg, DatasetConfig):
+        node = OmegaConf.structured(dataset_cfg)
+    else:
+        node = OmegaConf.create(
+            dataset_cfg if isinstance(dataset_cfg, DictConfig) else dict(dataset_cfg)
+        )
+    # Plain values; a mandatory value left unset stays "???" and is reported below.
+    body = OmegaConf.to_container(node, resolve=True)
+    # A YAML file loaded without Hydra still holds its defaults list (the schema link).
+    body.pop("defaults", None)
+    generator = registry.get(str(body.get("generator") or body.get("name")))
+    merged = OmegaConf.merge(OmegaConf.structured(generator.schema), body)
+    missing = sorted(OmegaConf.missing_keys(merged))
+    require(
+        not missing, "the dataset config must set every parameter of its schema", missing=missing
+    )
+    cfg = OmegaConf.to_object(merged)
+    cfg.check()
+    return cfg
+
+
+def generate(dataset_cfg: DatasetCfg) -> Dataset:
+    """Generate the dataset in memory (deterministic: the same config gives the same arrays)."""
+    cfg = to_config(dataset_cfg)
+    generator = registry.get(cfg.generator)
+    splits, feature_names = generator.make(cfg)
+    stats = None
+    if cfg.standardize:
+        splits, stats = standardize(splits)
+    return store.build(
+        name=cfg.name,
+        generator=cfg.generator,
+        params=dataclasses.asdict(cfg),
+        splits=splits,
+        feature_names=feature_names,
+        standardization=stats,
+        sources=generator.sources(cfg),
+    )
+
+
+def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
+    """The dataset a config describes: ``<data_dir>/<name>/`` when it was generated from exactly
+    this config (same ``params`` in meta.json, same input-file hashes), validated by
+    :func:`roundlab.data.load`; otherwise generated in memory and not written, so the files
+    under DVC's control only ever change through ``dvc repro``.
+    """
+    cfg = to_config(dataset_cfg)
+    directory = Path(data_dir or paths.data_dir()) / cfg.name
+    meta = store.read_meta(directory)
+    params = dataclasses.asdict(cfg)
+    sources = registry.get(cfg.generator).sources(cfg)
+    if meta is not None and meta.get("params") == params and meta.get("sources") == sources:
+        log.info("dataset %s: loading %s", cfg.name, directory)
+        return store.load(directory)
+    log.info("dataset %s: config differs from %s, generating in memory", cfg.name, directory)
+    return generate(cfg)

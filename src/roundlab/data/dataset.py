@@ -1,0 +1,71 @@
+"""In-memory form of a dataset: named splits of float32 features and int64 labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+SPLITS = ("train", "val", "test", "extrapolate")
+REQUIRED_SPLITS = ("train", "val", "test")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One split: ``x`` float32 of shape (n, d), ``y`` int64 of shape (n,)."""
+
+    x: np.ndarray
+    y: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    @property
+    def label_range(self) -> tuple[int, int]:
+        """Smallest and largest label, both inclusive."""
+        if len(self.y) == 0:
+            raise ValueError("an empty split has no label range. Received: n=0")
+        return int(self.y.min()), int(self.y.max())
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A generated or loaded dataset.
+
+    ``splits`` has the keys train, val, test and, where the generator can make one,
+    extrapolate (labels outside the training label range). ``meta`` is the content of
+    ``meta.json`` (see :mod:`roundlab.data.store`).
+    """
+
+    name: str
+    meta: dict[str, Any]
+    splits: dict[str, Split] = field(repr=False)
+
+    @property
+    def train(self) -> Split:
+        return self.splits["train"]
+
+    @property
+    def val(self) -> Split:
+        return self.splits["val"]
+
+    @property
+    def test(self) -> Split:
+        return self.splits["test"]
+
+    @property
+    def extrapolate(self) -> Split | None:
+        return self.splits.get("extrapolate")
+
+    @property
+    def n_features(self) -> int:
+        return int(self.train.x.shape[1])
+
+    def label_range(self, split: str = "train") -> tuple[int, int]:
+        """Smallest and largest label of ``split`` (inclusive)."""
+        if split not in self.splits:
+            raise ValueError(
+                f"split must be one of {sorted(self.splits)}. Received: split={split!r}"
+            )
+        return self.splits[split].label_range

@@ -1,0 +1,67 @@
+"""The one registry of dataset generators: name -> schema, generator function, data sources."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+
+from roundlab.data.csv_source import csv_dataset, csv_sources
+from roundlab.data.schemas import (
+    AffineConfig,
+    CountConfig,
+    CsvConfig,
+    DatasetConfig,
+    DiabetesConfig,
+    DigitSumConfig,
+    PoissonConfig,
+)
+from roundlab.data.sklearn_sets import diabetes_dataset, digit_sum_dataset
+from roundlab.data.synthetic import Generated, affine_dataset, count_dataset, poisson_dataset
+
+
+def _no_sources(cfg: Any) -> dict[str, str]:
+    return {}
+
+
+@dataclass(frozen=True)
+class Generator:
+    """``make(cfg)`` returns the splits and feature names; ``sources(cfg)`` the content hashes
+    of the input files it reads (a changed input means the stored data is stale)."""
+
+    schema: type[DatasetConfig]
+    make: Callable[[Any], Generated]
+    sources: Callable[[Any], dict[str, str]] = _no_sources
+
+
+GENERATORS: dict[str, Generator] = {
+    "affine": Generator(AffineConfig, affine_dataset),
+    "count": Generator(CountConfig, count_dataset),
+    "digit_sum": Generator(DigitSumConfig, digit_sum_dataset),
+    "poisson": Generator(PoissonConfig, poisson_dataset),
+    "diabetes": Generator(DiabetesConfig, diabetes_dataset),
+    "csv": Generator(CsvConfig, csv_dataset, csv_sources),
+}
+
+
+def names() -> list[str]:
+    return list(GENERATORS)
+
+
+def get(name: str) -> Generator:
+    if name not in GENERATORS:
+        raise ValueError(f"generator must be one of {names()}. Received: generator={name!r}")
+    return GENERATORS[name]
+
+
+def register_configs() -> None:
+    """Store each schema in Hydra's ConfigStore as ``dataset/base_<generator>``.
+
+    ``conf/dataset/<name>.yaml`` lists ``base_<generator>`` first in its defaults, so Hydra
+    checks it against the schema. Call this before composing; calling it again is harmless.
+    """
+    store = ConfigStore.instance()
+    for name, generator in GENERATORS.items():
+        store.store(group="dataset", name=f"base_{name}", node=generator.schema)

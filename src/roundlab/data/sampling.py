@@ -1,0 +1,175 @@
+"""Random draws and split helpers shared by the generators.
+
+Byte-identical output for a seed on any machine: every random number comes from
+``Generator.random``/``integers``/``permutation`` on PCG64, which turn the integer stream into
+values with exact integer arithmetic and never reject a draw on a floating-point comparison, so
+no CPU or math-library difference can shift the stream. Features are affine images of those
+uniforms (IEEE-exact ``+``/``*``) cast to float32, and labels are computed from the stored
+float32 features. Transcendental functions (``log``, ``cos``, ``exp``) appear only after the
+draws, element by element: a last-bit difference between math libraries could change at most
+a label that sits on a rounding boundary to within one ulp (probability ~1e-16 per row), and
+never the rows after it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from roundlab.data.schemas import require
+
+Arrays = tuple[np.ndarray, np.ndarray]
+# Rejection sampling stops after this many rounds; each round is sized from the acceptance
+# rate seen so far, so reaching it means the accepted region is (nearly) empty.
+MAX_ROUNDS = 50
+MAX_CHUNK = 1 << 20
+
+
+def rng_for(seed: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def uniform_box(rng: np.random.Generator, n: int, d: int, low: float, high: float) -> np.ndarray:
+    """``n`` points uniform in ``[low, high]^d``, float32."""
+    return (low + (high - low) * rng.random((n, d))).astype(np.float32)
+
+
+def affine(x: np.ndarray, weights: Sequence[float], bias: float) -> np.ndarray:
+    """``x @ weights + bias`` in float64, summed feature by feature in a fixed order.
+
+    Not ``np.dot``: BLAS may sum in a CPU-dependent order, which could move a label.
+    """
+    total = np.full(len(x), float(bias))
+    for j, w in enumerate(weights):
+        total = total + float(w) * x[:, j].astype(np.float64)
+    return total
+
+
+def round_half_up(values: np.ndarray) -> np.ndarray:
+    """``floor(v + 0.5)`` as int64: ties go up (ties have probability 0 for continuous values)."""
+    return np.floor(values + 0.5).astype(np.int64)
+
+
+def standard_normal(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Box-Muller from two uniforms (see the module docstring for why not ``rng.normal``)."""
+    u1 = 1.0 - rng.random(n)  # in (0, 1]: log(u1) is finite
+    u2 = rng.random(n)
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+def poisson(rng: np.random.Generator, rate: np.ndarray) -> np.ndarray:
+    """Poisson counts by inversion of the CDF, one uniform per row.
+
+    ``rate`` must be <= 700 so that ``exp(-rate)`` stays a normal float64.
+    """
+    u = rng.random(len(rate))
+    term = np.exp(-rate)
+    cdf = term.copy()
+    k = np.zeros(len(rate), dtype=np.int64)
+    # Beyond mean + 40 sd (+40) the remaining mass is far below float64 resolution.
+    top = float(rate.max(initial=0.0))
+    k_max = math.ceil(top + 40.0 * math.sqrt(top) + 40.0)
+    for step in range(1, k_max + 1):
+        below = u > cdf
+        if not below.any():
+            break
+        term = term * rate / step
+        cdf = cdf + term
+        k = k + below
+    return k
+
+
+def draw_until(
+    rng: np.random.Generator,
+    n: int,
+    draw: Callable[[np.random.Generator, int], Arrays],
+    keep: Callable[[np.ndarray], np.ndarray],
+    failure: str,
+) -> Arrays:
+    """Rejection sampling: the first ``n`` rows of ``draw`` whose labels pass ``keep``.
+
+    ``failure`` is the ValueError message when the accepted region is (nearly) empty.
+    """
+    xs, ys, have, chunk = [], [], 0, max(2 * n, 256)
+    for _ in range(MAX_ROUNDS):
+        if have >= n:
+            break
+        x, y = draw(rng, chunk)
+        accepted = keep(y)
+        xs.append(x[accepted])
+        ys.append(y[accepted])
+        have += int(accepted.sum())
+        rate = max(float(accepted.mean()), 1e-4)
+        chunk = min(MAX_CHUNK, math.ceil((n - have) / rate * 1.2) + 64)
+    if have < n:
+        raise ValueError(failure)
+    return np.concatenate(xs)[:n], np.concatenate(ys)[:n]
+
+
+def outside(lo: int, hi: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda y: (y < lo) | (y > hi)
+
+
+def inside(lo: int, hi: int) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda y: (y >= lo) & (y <= hi)
+
+
+def split_table(
+    rng: np.random.Generator,
+    x: np.ndarray,
+    y: np.ndarray,
+    val_fraction: float,
+    test_fraction: float,
+    extrapolate_quantile: float,
+) -> dict[str, Arrays]:
+    """Split a fixed table into train/val/test and, by label quantile, extrapolate.
+
+    Sort the labels; with ``k = floor(q * n)``, ``lo`` is the (k+1)-th smallest label and ``hi``
+    the (k+1)-th largest. Rows with ``lo <= y <= hi`` are shuffled and cut into val, test and
+    train by the fractions; rows with ``y < lo`` or ``y > hi`` form the extrapolate split, so its
+    labels lie outside the range of every other split. Ties at ``lo``/``hi`` stay in range, so
+    the extrapolate split may hold fewer than ``2 q n`` rows, and none when ``q = 0`` or when
+    the labels are constant (then it is absent).
+    """
+    ordered = np.sort(y, kind="stable")
+    k = int(math.floor(extrapolate_quantile * len(y)))
+    lo, hi = int(ordered[k]), int(ordered[len(y) - 1 - k])
+    in_range = np.flatnonzero((y >= lo) & (y <= hi))
+    out_range = np.flatnonzero((y < lo) | (y > hi))
+    order = in_range[rng.permutation(len(in_range))]
+    n_val = int(round(val_fraction * len(order)))
+    n_test = int(round(test_fraction * len(order)))
+    n_train = len(order) - n_val - n_test
+    require(
+        n_val >= 1 and n_test >= 1 and n_train >= 1,
+        f"each of train, val and test needs at least one of the {len(order)} in-range rows",
+        val_fraction=val_fraction,
+        test_fraction=test_fraction,
+        rows=len(y),
+    )
+    splits = {
+        "train": order[n_val + n_test :],
+        "val": order[:n_val],
+        "test": order[n_val : n_val + n_test],
+    }
+    if len(out_range):
+        splits["extrapolate"] = out_range
+    return {name: (x[rows], y[rows]) for name, rows in splits.items()}
+
+
+def standardize(splits: dict[str, Arrays]) -> tuple[dict[str, Arrays], dict[str, list[float]]]:
+    """Z-score every feature with the training split's mean and standard deviation.
+
+    A constant feature keeps scale 1 (dividing by its zero deviation would give NaN).
+    """
+    train = splits["train"][0].astype(np.float64)
+    mean = train.mean(axis=0)
+    std = train.std(axis=0)
+    std = np.where(std > 0, std, 1.0)
+    scaled = {
+        name: (((x.astype(np.float64) - mean) / std).astype(np.float32), y)
+        for name, (x, y) in splits.items()
+    }
+    return scaled, {"mean": mean.tolist(), "std": std.tolist()}

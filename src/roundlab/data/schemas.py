@@ -1,0 +1,231 @@
+"""Typed schemas of the dataset configs in ``conf/dataset/``.
+
+Each ``conf/dataset/<name>.yaml`` starts with ``defaults: [base_<generator>, _self_]``, so Hydra
+checks its types against the dataclass stored under ``dataset/base_<generator>`` (see
+:func:`roundlab.data.registry.register_configs`). Fields without a default are ``???``
+(mandatory): the YAML file is the single place that holds their values. ``check()`` then
+refuses values that have the right type but are impossible (a negative size, an empty range),
+naming the parameter and the value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from omegaconf import MISSING
+
+# Labels of digit_sum: the sum of two digits 0..9.
+DIGIT_SUM_MAX = 18
+# poisson: rates up to exp(6.5) ~ 665 keep exp(-rate) a normal float64 (see sampling.poisson).
+MAX_LOG_RATE = 6.5
+
+
+def require(condition: bool, what: str, **received: object) -> None:
+    """Raise ``ValueError("<what>. Received: name=value")`` unless ``condition`` holds."""
+    if not condition:
+        shown = ", ".join(f"{key}={value!r}" for key, value in received.items())
+        raise ValueError(f"{what}. Received: {shown}")
+
+
+@dataclass
+class DatasetConfig:
+    """Fields every dataset has.
+
+    ``name`` names the directory ``data/<name>/`` and the config file; ``generator`` picks the
+    code that makes the data (so ``conf/dataset/houses.yaml`` may use ``generator: csv``).
+    ``standardize`` rescales every feature to zero mean and unit variance with the mean and
+    standard deviation of the training split (stored in meta.json).
+    """
+
+    name: str = MISSING
+    generator: str = MISSING
+    seed: int = MISSING
+    standardize: bool = MISSING
+
+    def check(self) -> None:
+        require(bool(self.name), "name must be a non-empty string", name=self.name)
+        require(self.seed >= 0, "seed must be a non-negative integer", seed=self.seed)
+
+
+@dataclass
+class SizedConfig(DatasetConfig):
+    """Generators that draw as many rows as asked for each split."""
+
+    n_train: int = MISSING
+    n_val: int = MISSING
+    n_test: int = MISSING
+    n_extrapolate: int = MISSING
+
+    def check(self) -> None:
+        super().check()
+        for field in ("n_train", "n_val", "n_test"):
+            value = getattr(self, field)
+            require(value >= 1, f"{field} must be a positive integer", **{field: value})
+        require(
+            self.n_extrapolate >= 0,
+            "n_extrapolate must be a non-negative integer (0: no extrapolate split)",
+            n_extrapolate=self.n_extrapolate,
+        )
+
+
+def _check_box(cfg: AffineConfig | PoissonConfig) -> None:
+    require(len(cfg.weights) >= 1, "weights must hold one weight per feature", weights=cfg.weights)
+    require(
+        all(math.isfinite(w) for w in cfg.weights), "weights must be finite", weights=cfg.weights
+    )
+    require(math.isfinite(cfg.bias), "bias must be finite", bias=cfg.bias)
+    require(
+        math.isfinite(cfg.low) and math.isfinite(cfg.high) and cfg.low < cfg.high,
+        "the feature box [low, high] must be a non-empty finite range (low < high)",
+        low=cfg.low,
+        high=cfg.high,
+    )
+    require(
+        math.isfinite(cfg.extrapolate_margin) and cfg.extrapolate_margin > 0,
+        "extrapolate_margin must be a positive finite number",
+        extrapolate_margin=cfg.extrapolate_margin,
+    )
+
+
+@dataclass
+class AffineConfig(SizedConfig):
+    generator: str = "affine"
+    weights: list[float] = MISSING
+    bias: float = MISSING
+    low: float = MISSING
+    high: float = MISSING
+    noise: float = MISSING
+    extrapolate_margin: float = MISSING
+
+    def check(self) -> None:
+        super().check()
+        _check_box(self)
+        require(
+            math.isfinite(self.noise) and self.noise >= 0,
+            "noise must be a finite standard deviation >= 0",
+            noise=self.noise,
+        )
+
+
+@dataclass
+class PoissonConfig(SizedConfig):
+    generator: str = "poisson"
+    weights: list[float] = MISSING
+    bias: float = MISSING
+    low: float = MISSING
+    high: float = MISSING
+    extrapolate_margin: float = MISSING
+
+    def check(self) -> None:
+        super().check()
+        _check_box(self)
+        margin = self.extrapolate_margin * (self.high - self.low)
+        low, high = self.low - margin, self.high + margin
+        top = self.bias + sum(max(w * low, w * high) for w in self.weights)
+        require(
+            top <= MAX_LOG_RATE,
+            f"the largest log-rate bias + w.x over the (widened) feature box must be <= "
+            f"{MAX_LOG_RATE} (exp(-rate) must not underflow)",
+            log_rate=top,
+        )
+
+
+def _check_label_window(cfg: CountConfig | DigitSumConfig, top: int) -> None:
+    require(
+        0 <= cfg.train_label_min <= cfg.train_label_max <= top,
+        f"the training labels must satisfy 0 <= train_label_min <= train_label_max <= {top}",
+        train_label_min=cfg.train_label_min,
+        train_label_max=cfg.train_label_max,
+    )
+    require(
+        cfg.n_extrapolate == 0 or cfg.train_label_min > 0 or cfg.train_label_max < top,
+        f"an extrapolate split needs labels outside train_label_min..train_label_max, which "
+        f"cover every label 0..{top}: narrow them or set n_extrapolate=0",
+        train_label_min=cfg.train_label_min,
+        train_label_max=cfg.train_label_max,
+        n_extrapolate=cfg.n_extrapolate,
+    )
+
+
+@dataclass
+class CountConfig(SizedConfig):
+    generator: str = "count"
+    n_features: int = MISSING
+    threshold: float = MISSING
+    train_label_min: int = MISSING
+    train_label_max: int = MISSING
+
+    def check(self) -> None:
+        super().check()
+        require(self.n_features >= 1, "n_features must be >= 1", n_features=self.n_features)
+        require(0 < self.threshold < 1, "threshold must be in (0, 1)", threshold=self.threshold)
+        _check_label_window(self, self.n_features)
+
+
+def _check_fractions(first: str, a: float, second: str, b: float) -> None:
+    require(
+        0 < a < 1 and 0 < b < 1 and a + b < 1,
+        f"{first} and {second} must lie in (0, 1) and sum to less than 1",
+        **{first: a, second: b},
+    )
+
+
+@dataclass
+class DigitSumConfig(SizedConfig):
+    generator: str = "digit_sum"
+    val_images: float = MISSING
+    test_images: float = MISSING
+    train_label_min: int = MISSING
+    train_label_max: int = MISSING
+
+    def check(self) -> None:
+        super().check()
+        _check_fractions("val_images", self.val_images, "test_images", self.test_images)
+        _check_label_window(self, DIGIT_SUM_MAX)
+
+
+@dataclass
+class TableConfig(DatasetConfig):
+    """Datasets with a fixed number of rows, split by fractions."""
+
+    val_fraction: float = MISSING
+    test_fraction: float = MISSING
+    extrapolate_quantile: float = MISSING
+
+    def check(self) -> None:
+        super().check()
+        _check_fractions("val_fraction", self.val_fraction, "test_fraction", self.test_fraction)
+        require(
+            0 <= self.extrapolate_quantile < 0.5,
+            "extrapolate_quantile must be in [0, 0.5) (0: no extrapolate split)",
+            extrapolate_quantile=self.extrapolate_quantile,
+        )
+
+
+@dataclass
+class DiabetesConfig(TableConfig):
+    generator: str = "diabetes"
+
+
+@dataclass
+class CsvConfig(TableConfig):
+    """A user's CSV file. ``path`` is relative to the project root unless absolute;
+    ``features`` None means every column except ``label``."""
+
+    generator: str = "csv"
+    path: str = MISSING
+    label: str = MISSING
+    features: list[str] | None = None
+
+    def check(self) -> None:
+        super().check()
+        require(bool(self.path), "path must name a CSV file", path=self.path)
+        require(bool(self.label), "label must name a column of the CSV file", label=self.label)
+        if self.features is not None:
+            require(
+                len(self.features) >= 1 and self.label not in self.features,
+                "features must list at least one column, and not the label column",
+                features=self.features,
+                label=self.label,
+            )
