@@ -1,0 +1,56 @@
+"""``python -m roundlab.report``: build reports/ from results/ (the DVC report stage)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from roundlab import paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m roundlab.report", description=__doc__)
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="directory of result files (default: <project root>/results)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="report directory (default: <project root>/reports)"
+    )
+    parser.add_argument(
+        "--no-gradients",
+        action="store_true",
+        help="leave out the gallery and gradient checks (no TensorFlow needed)",
+    )
+    parser.add_argument(
+        "--no-cost", action="store_true", help="leave out the timing of numpy-backed activations"
+    )
+    args = parser.parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from roundlab.report.build import build
+
+    results = args.results or paths.results_dir()
+    if not results.is_dir():
+        print(
+            f"results directory must exist. Received: --results={results} "
+            "(run the sweep first: dvc repro)",
+            file=sys.stderr,
+        )
+        return 2
+    out = build(
+        results,
+        args.out or paths.reports_dir(),
+        paths.project_root(),
+        gradients=not args.no_gradients,
+        cost=not args.no_cost,
+    )
+    print(f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), {out.metrics}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,320 @@
+"""The report's figures: matplotlib on the Agg backend, one PNG per figure.
+
+Each function takes the data it draws and the output path, and returns the path. Styling is
+shared (readable sizes, labelled axes with units, legends) through :func:`_figure`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: DVC stages and CI have none
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+import numpy as np  # noqa: E402
+
+from roundlab.report.gradcheck import SPIKY_DY, SPIKY_X, SPIKY_Y, Evaluation  # noqa: E402
+from roundlab.report.selection import Config  # noqa: E402
+from roundlab.report.stats import mean_ci  # noqa: E402
+
+DPI = 100
+PANEL = (4.6, 3.4)  # inches per panel
+PARAM_LABELS = {
+    "steepness": "steepness k (per unit of x, log scale)",
+    "width": "window width w (fraction of one unit)",
+    "alpha": "alpha α (dimensionless, log scale)",
+    "sigma": "sigma σ (units of x, log scale)",
+}
+HISTORY_LABELS = {"loss": "training loss", "val_loss": "validation loss"}
+SPLIT_COLOURS = {"val": "tab:blue", "test": "tab:orange"}
+REFERENCE_STYLE = {
+    "classification": dict(color="tab:green", linestyle=":"),
+    "regression": dict(color="tab:red", linestyle="--"),
+    "constant baseline": dict(color="0.45", linestyle="-."),
+}
+plt.rcParams.update(
+    {
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "legend.fontsize": 8.5,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+)
+
+
+def _figure(nrows: int, ncols: int, title: str):
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(PANEL[0] * ncols, PANEL[1] * nrows + 0.6),
+        squeeze=False,
+        layout="constrained",
+    )
+    fig.suptitle(title, fontsize=12)
+    return fig, axes
+
+
+def _save(fig, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _plain_ticks(axis) -> None:
+    """1, 0.5, 20 rather than 10^0, 5×10^-1, 2×10^1 on log axes."""
+    fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(fmt)
+    axis.set_minor_formatter(fmt)
+
+
+def _param_axis(ax, name: str, values: Sequence[float]) -> None:
+    positive = [v for v in values if v > 0]
+    if name == "width" or not positive:
+        ax.set_xscale("linear")
+    elif len(positive) < len(values):  # alpha = 0 is legal: symlog keeps it on the axis
+        ax.set_xscale("symlog", linthresh=min(positive))
+    else:
+        ax.set_xscale("log")
+    # ticks at the values that ran, not at powers of ten the sweep never visited
+    ax.set_xticks(list(values), [f"{v:g}" for v in values])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel(PARAM_LABELS.get(name, name))
+
+
+def _band(ax, xs, intervals, colour, label, marker="o"):
+    """Mean line with a 95% CI band; points with one seed get a hollow marker and no band."""
+    means = np.array([iv.mean for iv in intervals], dtype=float)
+    ax.plot(xs, means, marker=marker, color=colour, label=label)
+    have = np.array([iv.available for iv in intervals])
+    if have.any():
+        lo = np.array([iv.lo if iv.available else np.nan for iv in intervals])
+        hi = np.array([iv.hi if iv.available else np.nan for iv in intervals])
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.2, linewidth=0)
+    if (~have).any():
+        ax.plot(
+            np.asarray(xs)[~have],
+            means[~have],
+            linestyle="none",
+            marker=marker,
+            markerfacecolor="white",
+            color=colour,
+        )
+
+
+def sweep_curves(
+    dataset: str, configs: list[Config], references: dict[str, float], path: Path
+) -> Path | None:
+    """Per swept activation (columns): exact match on val and test, test MAE, and the fraction
+    of training examples whose output gradient is zero, against the parameter.
+
+    ``references`` maps a label (classification, regression, constant baseline) to its test
+    exact match, drawn as horizontal lines. Returns None when nothing was swept.
+    """
+    families: dict[str, list[Config]] = {}
+    for cfg in configs:
+        if cfg.approach == "rounding" and cfg.param is not None and cfg.finished:
+            families.setdefault(cfg.activation, []).append(cfg)
+    families = {k: v for k, v in sorted(families.items()) if len(v) >= 2}
+    if not families:
+        return None
+    fig, axes = _figure(
+        3,
+        len(families),
+        f"{dataset}: rounding activations against their knob\n"
+        "mean over seeds; shaded: 95% CI; hollow marker: one seed (no CI)",
+    )
+    for col, (activation, members) in enumerate(families.items()):
+        members = sorted(members, key=lambda c: c.param[1])
+        pname = members[0].param[0]
+        xs = [c.param[1] for c in members]
+        ax = axes[0][col]
+        for split in ("val", "test"):
+            _band(
+                ax,
+                xs,
+                [c.metric(split, "exact_match") for c in members],
+                SPLIT_COLOURS[split],
+                f"{split}",
+            )
+        for label, value in references.items():
+            if value is not None and math.isfinite(value):
+                ax.axhline(value, label=f"{label} (test)", **REFERENCE_STYLE[label])
+        ax.set_title(f"{activation}")
+        ax.set_ylabel("exact match (fraction of examples)")
+        ax.set_ylim(-0.02, 1.02)
+        if col == 0:  # the reference lines mean the same in every column: one legend is enough
+            ax.legend(loc="best")
+        ax = axes[1][col]
+        _band(ax, xs, [c.metric("test", "mae") for c in members], SPLIT_COLOURS["test"], "test")
+        ax.set_ylabel("MAE (label units)")
+        ax.legend(loc="best")
+        ax = axes[2][col]
+        zero = [c.zero_grad_fraction() for c in members]
+        if any(iv.n for iv in zero):
+            _band(ax, xs, zero, "tab:purple", "end of training")
+            ax.legend(loc="best")
+        else:
+            ax.text(0.5, 0.5, "not recorded", transform=ax.transAxes, ha="center")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_ylabel("zero output gradient\n(fraction of training examples)")
+        for row in range(3):
+            _param_axis(axes[row][col], pname, xs)
+    return _save(fig, path)
+
+
+def learning_curves(dataset: str, best: list[Config], path: Path) -> Path | None:
+    """Training and validation loss per epoch for the best configuration of each approach."""
+    best = [c for c in best if any(r.history for r in c.finished)]
+    if not best:
+        return None
+    fig, axes = _figure(
+        1,
+        len(best),
+        f"{dataset}: learning curves of the best configuration of each approach\n"
+        "mean over seeds; shaded: 95% CI",
+    )
+    for ax, cfg in zip(axes[0], best, strict=True):
+        keys = sorted({k for r in cfg.finished for k in r.history if k.endswith("loss")})
+        for key, colour in zip(
+            keys, ("tab:blue", "tab:orange", "tab:green", "tab:red"), strict=False
+        ):
+            epochs = max(len(r.history.get(key, [])) for r in cfg.finished)
+            per_epoch = [
+                mean_ci(r.history[key][e] for r in cfg.finished if e < len(r.history.get(key, [])))
+                for e in range(epochs)
+            ]
+            label = HISTORY_LABELS.get(key, key)
+            _band(ax, np.arange(1, epochs + 1), per_epoch, colour, label, marker="")
+        loss = (
+            "cross-entropy (nats)"
+            if cfg.approach == "classification"
+            else "squared error (label units²)"
+        )
+        ax.set_title(f"{cfg.label} {cfg.setting if cfg.params else ''}".strip())
+        ax.set_xlabel("epoch")
+        ax.set_ylabel(f"loss: {loss}")
+        if all(
+            iv > 0
+            for r in cfg.finished
+            for k in keys
+            for iv in r.history.get(k, [])
+            if iv is not None
+        ):
+            ax.set_yscale("log")
+            _plain_ticks(ax.yaxis)
+        ax.legend(loc="best")
+    return _save(fig, path)
+
+
+def _plot_broken(ax, x, y, **style):
+    """Plot without joining across jumps, so a discontinuity shows as a gap, not a wall."""
+    y = np.asarray(y, dtype=float).copy()
+    jumps = np.abs(np.diff(y)) > 0.05
+    y_plot = np.insert(y, np.nonzero(jumps)[0] + 1, np.nan)
+    x_plot = np.insert(np.asarray(x, dtype=float), np.nonzero(jumps)[0] + 1, np.nan)
+    return ax.plot(x_plot, y_plot, **style)
+
+
+def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
+    """One row per activation family: forward (left) and TensorFlow gradient (right) at each
+    parameter value. ``rows`` is a list of (row title, evaluations)."""
+    fig, axes = _figure(
+        len(rows),
+        2,
+        "Activation gallery: forward and gradient at the swept values\n"
+        "gaps are jumps; dashed grey: round(x)",
+    )
+    for (title, evs), (ax_f, ax_g) in zip(rows, axes, strict=True):
+        colours = plt.cm.viridis(np.linspace(0.0, 0.85, max(len(evs), 1)))
+        x0 = evs[0].x
+        ax_f.plot(x0, np.round(x0), color="0.6", linestyle="--", linewidth=0.8)
+        for ev, colour in zip(evs, colours, strict=True):
+            label = ", ".join(f"{k}={v:g}" for k, v in ev.params.items()) or ev.name
+            _plot_broken(ax_f, ev.x, ev.y, color=colour, label=label, linewidth=1.4)
+            if ev.grad is None:
+                ax_g.text(
+                    0.5,
+                    0.5 - 0.1 * evs.index(ev),
+                    f"{label}: no gradient (TF: None)",
+                    transform=ax_g.transAxes,
+                    ha="center",
+                    color=colour,
+                )
+            else:
+                _plot_broken(ax_g, ev.x, ev.grad, color=colour, label=label, linewidth=1.2)
+        ax_f.set_title(f"{title}: forward")
+        ax_f.set_xlabel("x (pre-activation, label units)")
+        ax_f.set_ylabel("output (label units)")
+        ax_f.legend(loc="upper left")
+        ax_g.set_title(f"{title}: gradient dy/dx")
+        ax_g.set_xlabel("x (pre-activation, label units)")
+        ax_g.set_ylabel("dy/dx (dimensionless)")
+        if ax_g.get_legend_handles_labels()[0]:
+            ax_g.legend(loc="upper left")
+    return _save(fig, path)
+
+
+def gradient_checks(
+    sigmoid: list[tuple[float, Evaluation]], spiky: Evaluation, spiky_np: Evaluation, path: Path
+) -> Path:
+    """Left: sigmoid_round's TensorFlow gradient against the thread's approx_round_grad, which
+    misses the factor k. Right: the first thread's spiky example, both implementations."""
+    from roundlab.report.gradcheck import approx_round_grad
+
+    fig, axes = _figure(1, 2, "Gradient checks against the threads")
+    ax = axes[0][0]
+    colours = plt.cm.plasma(np.linspace(0.0, 0.75, max(len(sigmoid), 1)))
+    for (k, ev), colour in zip(sigmoid, colours, strict=True):
+        _plot_broken(ax, ev.x, ev.grad, color=colour, label=f"TensorFlow, k={k:g}")
+        _plot_broken(
+            ax,
+            ev.x,
+            approx_round_grad(ev.x, k),
+            color=colour,
+            linestyle=":",
+            label=f"thread's approx_round_grad, k={k:g}",
+        )
+    ax.set_yscale("log")
+    ax.set_ylim(1e-3, None)
+    ax.set_title("sigmoid_round: true gradient k·s(1−s) vs thread's s(1−s)")
+    ax.set_xlabel("x (pre-activation, label units)")
+    ax.set_ylabel("dy/dx (dimensionless, log scale)")
+    ax.legend(loc="lower right", ncol=1)
+    ax = axes[0][1]
+    _plot_broken(ax, spiky.x, spiky.y, color="tab:blue", label="spiky(x), TF ops")
+    _plot_broken(
+        ax, spiky.x, spiky.grad, color="tab:orange", linestyle="--", label="dy/dx, TF autodiff"
+    )
+    ax.plot(
+        SPIKY_X,
+        SPIKY_Y,
+        "o",
+        color="tab:blue",
+        markersize=9,
+        markerfacecolor="none",
+        label="thread: y at [0.2, 0.7, 1.2, 1.7]",
+    )
+    ax.plot(
+        SPIKY_X,
+        SPIKY_DY,
+        "s",
+        color="tab:orange",
+        markersize=9,
+        markerfacecolor="none",
+        label="thread: dy/dx",
+    )
+    np_y = spiky_np.y
+    ax.plot(spiky_np.x, np_y, "x", color="black", label="numpy_activation (spiky_np)")
+    ax.set_title("spiky: the first thread's example")
+    ax.set_xlabel("x (pre-activation)")
+    ax.set_ylabel("y and dy/dx")
+    ax.set_ylim(-0.1, 1.25)
+    ax.legend(loc="upper right")
+    return _save(fig, path)

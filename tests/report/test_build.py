@@ -1,0 +1,164 @@
+"""The report built from synthetic result files (no training, no TensorFlow for most tests)."""
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from synthetic_results import synthetic_runs, write_runs
+
+from roundlab.report.build import build
+
+
+class _Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images: list[dict[str, str]] = []
+        self.text: list[str] = []
+        self.stack: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+        elif tag not in ("meta", "br"):
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"unbalanced </{tag}> after {self.stack}"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_html(path: Path) -> _Collector:
+    parser = _Collector()
+    parser.feed(path.read_text())
+    parser.close()
+    assert parser.stack == [], f"unclosed tags {parser.stack}"
+    return parser
+
+
+def check_report(reports: Path) -> _Collector:
+    """The checks the end-to-end test shares: files exist, HTML parses with balanced tags, every
+    figure it refers to exists, and every figure of report.md exists."""
+    md = (reports / "report.md").read_text()
+    html = parse_html(reports / "report.html")
+    assert html.images, "the report has no figure"
+    for img in html.images:
+        assert img["src"].startswith("data:image/png;base64,"), "HTML must embed its figures"
+        assert (reports / img["data-file"]).is_file()
+    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert linked and all((reports / p).is_file() for p in linked)
+    assert len(linked) == len(html.images)
+    return html
+
+
+@pytest.fixture
+def built(tmp_path):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    return tmp_path / "reports", out
+
+
+def test_report_files_exist_html_parses_and_every_figure_exists(built):
+    reports, out = built
+    check_report(reports)
+    assert set(out.figures) == set((reports / "figures").glob("*.png"))
+
+
+def test_sections_appear_in_the_specified_order(built):
+    md = (built[0] / "report.md").read_text()
+    headings = re.findall(r"^## (\d)\. (.+)$", md, flags=re.M)
+    assert [t for _, t in headings] == [
+        "Headline results per dataset",
+        "Sweep curves",
+        "Activation gallery",
+        "Learning curves",
+        "Gradient checks",
+        "Failed runs",
+        "Environment",
+    ]
+
+
+def test_single_seed_interval_is_shown_as_unavailable_not_zero(built):
+    md = (built[0] / "report.md").read_text()
+    row = next(line for line in md.splitlines() if line.startswith("| rounding · ste_round"))
+    assert "(n=1, no CI)" in row and "±" not in row
+
+
+def test_failed_runs_are_listed_with_their_reasons(built):
+    md = (built[0] / "report.md").read_text()
+    section = md.split("## 6. Failed runs")[1].split("## 7.")[0]
+    assert "7 of 50 runs failed" in section
+    assert "No gradients provided for any variable" in section
+    assert "count/rounding/soft_round-alpha=1" in section and "loss became NaN" in section
+
+
+def test_clear_winner_is_bold_and_overlap_is_not_called_a_win(tmp_path):
+    runs = synthetic_runs()
+    for r in runs:  # make soft_round as good as sigmoid_round on test, within the intervals
+        if r.activation == "soft_round" and r.ok:
+            r.metrics["test"]["exact_match"] = 0.95 + 0.02 * (r.seed - 1)
+    results = write_runs(tmp_path / "results", runs)
+    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    md = (tmp_path / "reports" / "report.md").read_text()
+    assert "test exact match: no clear winner" in md
+    assert "**rounding · sigmoid_round** is best" in md  # MAE still has a clear winner
+
+
+def test_metrics_file_has_every_approach_per_dataset(built):
+    metrics = json.loads((built[0] / "metrics.json").read_text())
+    assert set(metrics) == {"count", "digit_sum"}
+    assert set(metrics["count"]) == {
+        "classification",
+        "regression",
+        "rounding/sigmoid_round",
+        "rounding/soft_round",
+        "rounding/ste_round",
+        "baseline",
+    }
+    assert metrics["count"]["rounding/sigmoid_round"]["exact_match"] == pytest.approx(0.95)
+    assert metrics["digit_sum"]["regression"]["extrapolate_exact_match"] is None
+
+
+def test_sweep_plot_data_has_one_row_per_swept_value(built):
+    reports, out = built
+    names = sorted(p.name for p in out.plots)
+    assert names == [
+        "sweep-count-sigmoid_round.csv",
+        "sweep-count-soft_round.csv",
+        "sweep-digit_sum-sigmoid_round.csv",
+        "sweep-digit_sum-soft_round.csv",
+    ]
+    lines = (reports / "plots" / "sweep-count-sigmoid_round.csv").read_text().splitlines()
+    assert lines[0].startswith("value,") and [ln.split(",")[0] for ln in lines[1:]] == [
+        "1",
+        "5",
+        "20",
+    ]
+
+
+def test_planned_runs_without_a_result_file_are_reported(tmp_path):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    (results / "_sweep.yaml").write_text(
+        "profile: tiny\nplanned:\n- count/regression/default/seed=0.json\n"
+        "- count/regression/default/seed=9.json\nwall_time_s: 12.5\n"
+    )
+    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    md = (tmp_path / "reports" / "report.md").read_text()
+    assert "1 planned runs wrote no result file" in md
+    assert "count/regression/default/seed=9.json" in md
+    assert "profile `tiny`" in md and "| sweep stage, wall clock | `12 s` |" in md
+
+
+def test_rebuilding_removes_figures_of_datasets_no_longer_in_the_results(tmp_path):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    for p in results.glob("digit_sum/**/*.json"):
+        p.unlink()
+    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    assert not list((tmp_path / "reports" / "figures").glob("*digit_sum*"))
+    assert not list((tmp_path / "reports" / "plots").glob("*digit_sum*"))
+    assert all(p.is_file() for p in out.figures)

@@ -1,0 +1,85 @@
+from synthetic_results import _run
+
+from roundlab.report.selection import best_per_family, group, winner
+from roundlab.results import FAILED
+
+
+def _sweep(em_val_test: dict[float, tuple[float, float]], seeds=(0, 1, 2)):
+    runs = []
+    for k, (val, test) in em_val_test.items():
+        for s in seeds:
+            r = _run("count", "rounding", s, test, 0.3, "sigmoid_round", {"steepness": k})
+            r.metrics["val"]["exact_match"] = val + 0.01 * s
+            runs.append(r)
+    return runs
+
+
+def test_best_setting_is_chosen_on_val_not_on_test():
+    # steepness 5 wins on val, steepness 50 would win on test: val decides
+    configs = group(_sweep({5.0: (0.9, 0.6), 50.0: (0.5, 0.95)}))["count"]
+    (best,) = best_per_family(configs)
+    assert best.params == {"steepness": 5.0}
+
+
+def test_val_ties_go_to_the_lower_val_mae():
+    runs = _sweep({5.0: (0.8, 0.8), 50.0: (0.8, 0.8)})
+    for r in runs:
+        r.metrics["val"]["mae"] = 0.1 if r.activation_params["steepness"] == 50.0 else 0.4
+    (best,) = best_per_family(group(runs)["count"])
+    assert best.params == {"steepness": 50.0}
+
+
+def test_family_whose_runs_all_failed_has_no_headline_row():
+    runs = [_run("count", "regression", s, 0.5, 0.5) for s in range(3)]
+    runs += [
+        _run("count", "rounding", s, 0, 0, "hard_round", status=FAILED, error="no gradient")
+        for s in range(3)
+    ]
+    rows = best_per_family(group(runs)["count"])
+    assert [r.family for r in rows] == ["regression"]
+
+
+def _rows(ems: dict[str, list[float]]):
+    runs = []
+    for approach, values in ems.items():
+        for seed, v in enumerate(values):
+            r = _run("count", approach, seed, v, 0.5)
+            r.metrics["test"]["exact_match"] = v
+            runs.append(r)
+    return group(runs)["count"]
+
+
+def test_winner_is_clear_when_intervals_are_apart():
+    w = winner(
+        _rows({"classification": [0.90, 0.91, 0.92], "regression": [0.5, 0.51, 0.52]}),
+        "test",
+        "exact_match",
+        higher_is_better=True,
+    )
+    assert w.clear and w.leader.approach == "classification"
+
+
+def test_difference_inside_the_intervals_is_not_a_win():
+    w = winner(
+        _rows({"classification": [0.6, 0.9, 0.75], "regression": [0.7, 0.72, 0.71]}),
+        "test",
+        "exact_match",
+        higher_is_better=True,
+    )
+    assert w.leader.approach == "classification" and not w.clear
+
+
+def test_single_seed_leader_is_never_a_clear_winner():
+    w = winner(
+        _rows({"classification": [0.99], "regression": [0.5, 0.51, 0.52]}),
+        "test",
+        "exact_match",
+        higher_is_better=True,
+    )
+    assert w.leader.approach == "classification" and not w.clear
+
+
+def test_lower_is_better_columns_pick_the_smallest_mean():
+    rows = _rows({"classification": [0.5, 0.5, 0.5], "regression": [0.1, 0.1, 0.1]})
+    w = winner(rows, "test", "exact_match", higher_is_better=False)
+    assert w.leader.approach == "regression" and w.clear
