@@ -1,0 +1,41 @@
+"""The activations' parameters: default, valid range, and the one check every entry point uses.
+
+Parameters are Python numbers. They are checked when :func:`roundlab.activations.get` builds an
+activation (before any tensor exists) and again by each plain function, with the error every
+roundlab check raises: "what must hold. Received: name=value".
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One activation parameter: its name, default and the range it must lie in."""
+
+    name: str
+    default: float
+    constraint: str  # what must hold, worded for the error message
+    holds: Callable[[float], bool]
+
+    def validate(self, value: object) -> float:
+        """``value`` as a float, or a ValueError of the form
+        "<name> must be <constraint>. Received: <name>=<value>".
+
+        Booleans, non-numbers, NaN and infinities are rejected along with out-of-range numbers.
+        """
+        is_number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if is_number and math.isfinite(float(value)) and self.holds(float(value)):
+            return float(value)
+        shown = value if is_number else repr(value)
+        raise ValueError(f"{self.name} must be {self.constraint}. Received: {self.name}={shown}")
+
+
+STEEPNESS = Parameter("steepness", 10.0, "a finite number > 0", lambda k: k > 0)
+WIDTH = Parameter("width", 0.1, "in (0, 1]", lambda w: 0 < w <= 1)
+ALPHA = Parameter("alpha", 5.0, "a finite number >= 0", lambda a: a >= 0)
+SIGMA = Parameter("sigma", 0.1, "a finite number > 0", lambda s: s > 0)

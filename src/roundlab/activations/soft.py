@@ -1,0 +1,39 @@
+"""soft_round: Agustsson & Theis' smooth, monotone approximation of round."""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations.parameters import ALPHA
+
+# Below this alpha soft_round is the identity. The formula differs from x by at most
+# alpha^2 / 24 there (< 5e-8, under float32 resolution), while its numerator and denominator
+# both vanish, so evaluating it would only add rounding error (and 0/0 at alpha = 0).
+IDENTITY_BELOW = 1e-3
+
+
+def soft_round(x: tf.Tensor, alpha: float | tf.Tensor = ALPHA.default) -> tf.Tensor:
+    """Soft round (Agustsson & Theis 2020, "Universally Quantized Neural Compression", sec. 4.1;
+    ``soft_round`` in TensorFlow Compression).
+
+    Forward: m = floor(x) + 1/2, y = m + tanh(alpha (x - m)) / (2 tanh(alpha / 2)).
+    Continuous, monotone, y(x + 1) = y(x) + 1, y(n) = n at the integers and y = n + 1/2 at the
+    half-integers.
+    Gradient: autodiff, dy/dx = alpha (1 - tanh^2(alpha (x - m))) / (2 tanh(alpha / 2)): largest
+    (about alpha / 2) at the half-integers, smallest at the integers.
+    Parameter: alpha, a finite number >= 0. alpha -> 0 gives the identity (used exactly below
+    1e-3), alpha -> infinity gives round. A scalar tensor is accepted unchecked too, so alpha
+    can be annealed during training as the paper does.
+    """
+    if not tf.is_tensor(alpha):
+        alpha = ALPHA.validate(alpha)
+    x = as_float_tensor(x)
+    alpha = tf.cast(alpha, x.dtype)
+    # tf.where's gradient sends zeros into the branch it did not pick, and 0 * NaN = NaN: for
+    # alpha -> 0 the formula branch is 0/0, so it is evaluated with alpha bounded away from 0.
+    # Where alpha is below the bound that branch is discarded, so the bound changes no result.
+    bounded = tf.maximum(alpha, IDENTITY_BELOW)
+    m = tf.floor(x) + 0.5
+    y = m + tf.tanh(bounded * (x - m)) / (2 * tf.tanh(bounded / 2))
+    return tf.where(alpha < IDENTITY_BELOW, x, y)
