@@ -211,7 +211,7 @@ def _load_split(directory: Path, entry: dict[str, Any], n_features: int, hint: s
         if len(bad):
             raise ValueError(
                 f"the labels in {y_file} must be integers. "
-                f"Received: {y[bad[0]]!r} at row {bad[0]}. {hint}"
+                f"Received: {y[bad[0]].item()!r} at row {bad[0]}. {hint}"
             )
     if not len(x) == len(y) == entry["n"]:
         raise ValueError(
