@@ -1,8 +1,7 @@
-"""Shared helpers of the data tests: small configs of every generator, an example CSV."""
+"""Fixtures of the data tests: small configs of every generator, an example CSV."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,19 +11,7 @@ from omegaconf import DictConfig
 
 from roundlab.data import compose_config
 
-REPO = Path(__file__).resolve().parents[2]
-CONF = REPO / "conf"
-BUILTIN = ["affine", "count", "digit_sum", "poisson", "diabetes"]
-GENERATORS = [*BUILTIN, "csv"]
-SMALL_SIZES = ["n_train=80", "n_val=30", "n_test=30", "n_extrapolate=30"]
-
-
-def write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
+from .support import CONF, SMALL_SIZES, write_csv
 
 
 @pytest.fixture

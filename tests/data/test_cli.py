@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, SMALL_SIZES
 
 from roundlab.data import load
 from roundlab.data.__main__ import main
+
+from .support import REPO, SMALL_SIZES
 
 
 @pytest.fixture(autouse=True)

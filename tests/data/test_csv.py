@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import CONF, write_csv
 
 from roundlab.data import compose_config, generate, materialize, save
+
+from .support import CONF, write_csv
 
 
 def csv_config(path, *overrides):

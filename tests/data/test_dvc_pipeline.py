@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import BUILTIN, REPO
 
 from roundlab.data import compose_config, generate, load
+
+from .support import BUILTIN, REPO
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> str:

@@ -7,9 +7,10 @@ import hashlib
 
 import numpy as np
 import pytest
-from conftest import BUILTIN, CONF, GENERATORS
 
 from roundlab.data import compose_config, generate, to_config
+
+from .support import BUILTIN, CONF, GENERATORS
 
 
 def rows(x: np.ndarray) -> set[bytes]:

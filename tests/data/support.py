@@ -1,0 +1,20 @@
+"""Constants and helpers of the data tests (fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CONF = REPO / "conf"
+BUILTIN = ["affine", "count", "digit_sum", "poisson", "diabetes"]
+GENERATORS = [*BUILTIN, "csv"]
+SMALL_SIZES = ["n_train=80", "n_val=30", "n_test=30", "n_extrapolate=30"]
+
+
+def write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
