@@ -29,6 +29,8 @@ def compose_config(
     """``conf/dataset/<name>.yaml`` composed by Hydra against its schema.
 
     ``overrides`` are ``key=value`` strings for the dataset's own keys (``n_train=100``).
+    It initialises Hydra for the call, so it is for scripts and tests: inside a running
+    ``@hydra.main`` app (one Hydra at a time) use the app's composed ``cfg.dataset``.
     """
     conf = Path(conf_dir) if conf_dir else paths.project_root() / "conf"
     file = conf / "dataset" / f"{name}.yaml"
