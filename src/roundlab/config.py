@@ -1,0 +1,256 @@
+"""Typed schemas of the training config, and the checks that need more than a type.
+
+The YAML files under ``conf/`` hold the values; the dataclasses here hold their types. Each is
+registered in Hydra's ConfigStore under ``schema/<group>/<name>`` and extended by its YAML file,
+so a wrong type (``trainer.epochs=abc``) or an unknown key (``model.widht=3``) fails when Hydra
+composes the config. What a type cannot say (``activation.width=1.5``, ``trainer.dropout=2``)
+:func:`validate` checks before any data is loaded, with an error naming the key and the value.
+Activation parameters are checked by :func:`roundlab.activations.get`, the one place that knows
+their ranges.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+from roundlab import activations
+from roundlab.results import METRICS, SPLITS
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+APPROACHES = ("classification", "regression", "rounding")
+LOSSES = ("mse", "huber")
+JIT_CHOICES = ("auto", "true", "false")
+# Metrics where larger is better; the others (mae, rmse) are minimised.
+MAXIMISED = ("exact_match", "within_one")
+
+
+class ConfigError(ValueError):
+    """A config value that composes but cannot be trained with."""
+
+
+@dataclass
+class ApproachConfig:
+    name: str = MISSING
+
+
+@dataclass
+class ModelConfig:
+    name: str = "mlp"
+    hidden_sizes: list[int] = field(default_factory=lambda: [64, 64])
+    # A Keras activation name (relu, tanh, ...) or a roundlab activation name (spiky_np, ...).
+    hidden_activation: str = "relu"
+    hidden_activation_params: dict[str, float] = field(default_factory=dict)
+    dropout: float = 0.0
+
+
+@dataclass
+class TrainerConfig:
+    optimizer: str = "adam"
+    learning_rate: float = 1e-3
+    batch_size: int = 64
+    epochs: int = 50
+    # Loss of the regression approach; classification uses cross-entropy, rounding MSE.
+    loss: str = "mse"
+    huber_delta: float = 1.0
+    standardize_features: bool = True
+    # TensorFlow op determinism: the same config and seed give the same metrics. Keras compiles
+    # nothing with XLA while it is on (not every XLA kernel is deterministic).
+    deterministic: bool = True
+    # auto: XLA when deterministic is off and every layer can be compiled (numpy-backed
+    # activations cannot); true | false.
+    jit_compile: str = "auto"
+    mixed_precision: bool = False
+    verbose: int = 0
+
+
+@dataclass
+class TrackingConfig:
+    enabled: bool = True
+    # None: roundlab.paths.default_tracking_uri() ($MLFLOW_TRACKING_URI or <root>/mlflow.db).
+    uri: str | None = None
+    experiment: str = MISSING
+
+
+@dataclass
+class Config:
+    dataset: Any = MISSING
+    approach: ApproachConfig = MISSING
+    activation: Any = MISSING
+    model: ModelConfig = MISSING
+    trainer: TrainerConfig = MISSING
+    tracking: TrackingConfig = MISSING
+    seed: int = 0
+    # None: roundlab.paths.results_dir().
+    results_dir: str | None = None
+    # <split>/<metric> returned to Hydra sweepers, e.g. val/exact_match or val/mae.
+    objective: str = "val/exact_match"
+
+
+def activation_schema(name: str) -> type:
+    """A dataclass with ``name`` and the activation's parameter, so other keys are refused."""
+    spec = activations.spec(name)
+    fields_ = [("name", str, dataclasses.field(default=name))]
+    if spec.param is not None:
+        fields_.append((spec.param, float, dataclasses.field(default=float(spec.default))))
+    return dataclasses.make_dataclass(f"{name}_activation_config", fields_)
+
+
+def register_configs() -> None:
+    """Put every schema in Hydra's ConfigStore (the data schemas too); idempotent."""
+    from roundlab import data
+
+    data.register_configs()
+    cs = ConfigStore.instance()
+    cs.store(name="base_config", node=Config)
+    cs.store(group="schema/approach", name="approach", node=ApproachConfig)
+    cs.store(group="schema/model", name="mlp", node=ModelConfig)
+    cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
+    cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
+    for name in activations.names():
+        cs.store(group="schema/activation", name=name, node=activation_schema(name))
+
+
+def compose(
+    overrides: list[str] | tuple[str, ...] = (),
+    config_dir: Path | None = None,
+    return_hydra_config: bool = False,
+) -> DictConfig:
+    """The config ``python -m roundlab.train <overrides>`` would run, for tests and scripts."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    register_configs()
+    with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
+        return hydra_compose(
+            "config", overrides=list(overrides), return_hydra_config=return_hydra_config
+        )
+
+
+def activation_params(cfg: DictConfig) -> dict[str, float]:
+    """The output activation's parameters as the config gives them (``name`` left out)."""
+    return {k: v for k, v in OmegaConf.to_container(cfg.activation).items() if k != "name"}
+
+
+def objective(cfg: DictConfig) -> tuple[str, str, bool]:
+    """``(split, metric, maximise)`` of ``cfg.objective``."""
+    split, _, metric = cfg.objective.partition("/")
+    if split not in SPLITS or metric not in METRICS:
+        raise ConfigError(
+            f"objective must be <split>/<metric> with split in {SPLITS} and metric in {METRICS}. "
+            f"Received: objective={cfg.objective!r}"
+        )
+    return split, metric, metric in MAXIMISED
+
+
+def jit_setting(cfg: DictConfig) -> bool | None:
+    """``trainer.jit_compile`` as True/False, or None for auto."""
+    value = str(cfg.trainer.jit_compile).lower()
+    if value not in JIT_CHOICES:
+        raise ConfigError(
+            f"trainer.jit_compile must be one of {JIT_CHOICES}. "
+            f"Received: trainer.jit_compile={cfg.trainer.jit_compile!r}"
+        )
+    return None if value == "auto" else value == "true"
+
+
+def validate(cfg: DictConfig) -> None:
+    """Everything the types cannot check; raises :class:`ConfigError` naming key and value."""
+    if cfg.approach.name not in APPROACHES:
+        _fail("approach.name", cfg.approach.name, f"must be one of {APPROACHES}")
+    params = activation_params(cfg)
+    try:
+        activations.get(cfg.activation.name, **params)
+    except ValueError as err:
+        given = ", ".join(f"activation.{k}={v!r}" for k, v in params.items())
+        raise ConfigError(f"activation={cfg.activation.name} ({given}): {err}") from err
+    m, t = cfg.model, cfg.trainer
+    if any(size < 1 for size in m.hidden_sizes):
+        _fail("model.hidden_sizes", list(m.hidden_sizes), "must all be >= 1")
+    if not 0.0 <= m.dropout < 1.0:
+        _fail("model.dropout", m.dropout, "must be in [0, 1)")
+    _check_hidden_activation(m.hidden_activation, dict(m.hidden_activation_params))
+    if t.learning_rate <= 0:
+        _fail("trainer.learning_rate", t.learning_rate, "must be > 0")
+    if t.batch_size < 1:
+        _fail("trainer.batch_size", t.batch_size, "must be >= 1")
+    if t.epochs < 1:
+        _fail("trainer.epochs", t.epochs, "must be >= 1")
+    if t.loss not in LOSSES:
+        _fail("trainer.loss", t.loss, f"must be one of {LOSSES}")
+    if t.huber_delta <= 0:
+        _fail("trainer.huber_delta", t.huber_delta, "must be > 0")
+    _check_optimizer(t.optimizer)
+    if jit_setting(cfg) and t.deterministic:
+        _fail(
+            "trainer.jit_compile",
+            t.jit_compile,
+            "cannot be true with trainer.deterministic=true (Keras compiles nothing with XLA "
+            "under op determinism); set trainer.deterministic=false",
+        )
+    if jit_setting(cfg):
+        numpy_backed = [n for n in _roundlab_activations(cfg) if activations.spec(n).numpy_backed]
+        if numpy_backed:
+            _fail(
+                "trainer.jit_compile",
+                t.jit_compile,
+                f"cannot be true with numpy-backed activations {numpy_backed} (XLA cannot "
+                f"compile tf.numpy_function); use auto",
+            )
+    objective(cfg)
+
+
+def _roundlab_activations(cfg: DictConfig) -> list[str]:
+    """The roundlab activations the model will contain."""
+    hidden = cfg.model.hidden_activation
+    used = [hidden] if hidden in activations.names() else []
+    if cfg.approach.name == "rounding":
+        used.append(cfg.activation.name)
+    return used
+
+
+def _check_hidden_activation(name: str, params: dict[str, float]) -> None:
+    import keras
+
+    if name in activations.names():
+        try:
+            activations.get(name, **params)
+        except ValueError as err:
+            raise ConfigError(
+                f"model.hidden_activation={name} (model.hidden_activation_params={params!r}): {err}"
+            ) from err
+        return
+    if params:
+        _fail(
+            "model.hidden_activation_params",
+            params,
+            f"are only for roundlab activations, not the Keras activation {name!r}",
+        )
+    try:
+        keras.activations.get(name)
+    except ValueError as err:
+        raise ConfigError(
+            f"model.hidden_activation must be a Keras activation or one of "
+            f"{activations.names()}. Received: model.hidden_activation={name!r}"
+        ) from err
+
+
+def _check_optimizer(name: str) -> None:
+    import keras
+
+    try:
+        keras.optimizers.get(name)
+    except ValueError as err:
+        raise ConfigError(
+            f"trainer.optimizer must name a Keras optimizer (adam, sgd, rmsprop, ...). "
+            f"Received: trainer.optimizer={name!r}"
+        ) from err
+
+
+def _fail(key: str, value: Any, rule: str) -> None:
+    raise ConfigError(f"{key} {rule}. Received: {key}={value!r}")

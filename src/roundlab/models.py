@@ -1,0 +1,56 @@
+"""The network: an MLP body from ``cfg.model`` and the output head of the approach."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import keras
+
+from roundlab import activations
+from roundlab.approaches import Approach
+from roundlab.device import float32_policy
+
+
+@dataclass
+class Network:
+    """``model`` maps features to the approach's output; ``pre_activation`` maps them to the
+    output unit before the head (what the zero-gradient fraction differentiates against)."""
+
+    model: keras.Model
+    pre_activation: keras.Model
+    head: list[keras.layers.Layer]
+
+    @property
+    def supports_jit(self) -> bool:
+        """False when a layer cannot be XLA-compiled (numpy-backed activations)."""
+        return all(getattr(layer, "supports_jit", True) for layer in self.model.layers)
+
+
+def build_mlp(n_features: int, model_cfg: Any, approach: Approach) -> Network:
+    inputs = keras.Input((n_features,), name="features")
+    h = inputs
+    for i, size in enumerate(model_cfg.hidden_sizes):
+        h = keras.layers.Dense(size, name=f"hidden_{i}")(h)
+        h = _hidden_activation(model_cfg, i)(h)
+        if model_cfg.dropout > 0:
+            h = keras.layers.Dropout(model_cfg.dropout, name=f"dropout_{i}")(h)
+    with float32_policy():
+        z = keras.layers.Dense(
+            approach.units,
+            bias_initializer=keras.initializers.Constant(approach.bias),
+            name="pre_activation",
+        )(h)
+    out = z
+    for layer in approach.head:
+        out = layer(out)
+    model = keras.Model(inputs, out, name=f"mlp_{approach.name}")
+    return Network(model, keras.Model(inputs, z), list(approach.head))
+
+
+def _hidden_activation(model_cfg: Any, index: int) -> keras.layers.Layer:
+    name = model_cfg.hidden_activation
+    if name in activations.names():
+        params = {k: float(v) for k, v in model_cfg.hidden_activation_params.items()}
+        return activations.RoundingActivation(name, **params)
+    return keras.layers.Activation(name, name=f"{name}_{index}")

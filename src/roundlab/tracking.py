@@ -1,0 +1,267 @@
+"""MLflow: every run, finished or failed, browsable next to its siblings.
+
+Scheme: one experiment per dataset (``tracking.experiment``, default ``${dataset.name}``); a
+single run is a top-level run; in a Hydra multirun each job is a child of one parent run per
+sweep directory and experiment (a sweep over two datasets has one parent in each experiment,
+since MLflow nests runs only within an experiment). The parent is found by its tags
+(``roundlab.role=sweep``, ``roundlab.sweep_dir=<absolute dir>``) or created, under a file lock
+in the sweep directory, so jobs in one process (basic launcher) and in several (joblib, SLURM
+on a shared file system) agree on one parent. :class:`roundlab.callbacks.SweepSummary` closes
+the parents when the sweep ends.
+
+Params are the flattened resolved config; metrics are the per-epoch history (step = epoch), the
+final ``<split>/<metric>`` and ``baseline/<split>/<metric>``; artifacts are the resolved config
+(``config.yaml``), the history (``history.csv``) and the result file. A failed run ends with
+status FAILED and its reason in the tag ``roundlab.error``.
+
+Everything goes through an explicit ``MlflowClient`` (no fluent global state shared by the jobs
+of one process, and no ``mlflow.tensorflow.autolog``, which needs TensorBoard). The store is
+``roundlab.paths.default_tracking_uri()`` unless ``tracking.uri`` says otherwise; for an sqlite
+store the artifacts go to ``mlartifacts/`` beside the database, not into the working directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from roundlab import paths
+
+log = logging.getLogger(__name__)
+
+ROLE_TAG = "roundlab.role"
+SWEEP_TAG = "roundlab.sweep_dir"
+ERROR_TAG = "roundlab.error"
+LOCK_NAME = ".roundlab-mlflow.lock"
+MAX_PARAM = 6000  # MLflow's limit on a param value
+MAX_TAG = 8000
+
+
+def quiet() -> None:
+    """Keep MLflow's and alembic's info chatter (schema migrations, run links) out of job logs.
+
+    After importing mlflow, which sets its own logger's level when imported."""
+    import mlflow  # noqa: F401
+
+    for name in ("mlflow", "alembic", "sqlalchemy"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", module=r"mlflow\..*")
+
+
+def client(uri: str | None = None) -> Any:
+    quiet()
+    from mlflow.tracking import MlflowClient
+
+    return MlflowClient(tracking_uri=uri or paths.default_tracking_uri())
+
+
+def prepare_store(uri: str | None = None) -> None:
+    """Create the sqlite schema once, before parallel jobs would race to migrate it."""
+    client(uri).search_experiments(max_results=1)
+
+
+def experiment_id(mlflow_client: Any, name: str) -> str:
+    from mlflow.exceptions import MlflowException
+
+    found = mlflow_client.get_experiment_by_name(name)
+    if found is not None:
+        return found.experiment_id
+    try:
+        return mlflow_client.create_experiment(
+            name, artifact_location=_artifact_location(mlflow_client.tracking_uri)
+        )
+    except MlflowException:  # created meanwhile by a parallel job
+        return mlflow_client.get_experiment_by_name(name).experiment_id
+
+
+def _artifact_location(uri: str) -> str | None:
+    """``<db dir>/mlartifacts`` for an sqlite store; the server's own default otherwise."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    db = Path(uri[len("sqlite:///") :]).absolute()
+    return (db.parent / "mlartifacts").as_uri()
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    import fcntl
+
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / LOCK_NAME, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _sweep_filter(sweep_dir: Path) -> str:
+    return f"tags.`{ROLE_TAG}` = 'sweep' and tags.`{SWEEP_TAG}` = '{sweep_dir}'"
+
+
+def parent_run(mlflow_client: Any, experiment: str, sweep_dir: Path) -> str:
+    """The id of the sweep's parent run in this experiment, created by the first job."""
+    sweep_dir = Path(sweep_dir).absolute()
+    with _locked(sweep_dir):
+        exp_id = experiment_id(mlflow_client, experiment)
+        runs = mlflow_client.search_runs([exp_id], _sweep_filter(sweep_dir), max_results=1)
+        if runs:
+            return runs[0].info.run_id
+        run = mlflow_client.create_run(
+            exp_id,
+            run_name=f"sweep {sweep_dir.name}",
+            tags={ROLE_TAG: "sweep", SWEEP_TAG: str(sweep_dir)},
+        )
+        return run.info.run_id
+
+
+def close_parents(uri: str | None, sweep_dir: Path) -> None:
+    """End the sweep's parent runs: FINISHED, with how many children finished and failed."""
+    from mlflow.entities import Metric
+
+    mlflow_client = client(uri)
+    sweep_dir = Path(sweep_dir).absolute()
+    exp_ids = [e.experiment_id for e in mlflow_client.search_experiments()]
+    if not exp_ids:
+        return
+    for parent in mlflow_client.search_runs(exp_ids, _sweep_filter(sweep_dir)):
+        run_id = parent.info.run_id
+        children = mlflow_client.search_runs(
+            [parent.info.experiment_id], f"tags.`mlflow.parentRunId` = '{run_id}'"
+        )
+        counts = {"jobs_finished": 0, "jobs_failed": 0}
+        for child in children:
+            counts["jobs_finished" if child.info.status == "FINISHED" else "jobs_failed"] += 1
+        now = _now_ms()
+        mlflow_client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in counts.items()])
+        mlflow_client.set_terminated(run_id, "FINISHED")
+
+
+class RunTracker:
+    """One training run in MLflow. A tracking error is logged and switches tracking off for the
+    run instead of failing it: the result file, not MLflow, is the record the report reads."""
+
+    def __init__(
+        self,
+        uri: str | None,
+        experiment: str,
+        run_name: str,
+        sweep_dir: Path | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> None:
+        self.run_id: str | None = None
+        self._client = None
+        try:
+            self._client = client(uri)
+            exp_id = experiment_id(self._client, experiment)
+            tags = dict(tags or {})
+            if sweep_dir is not None:
+                tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
+                tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
+            self.run_id = self._client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
+        except Exception as err:  # tracking must never fail a run
+            self._disable(err)
+
+    @property
+    def active(self) -> bool:
+        return self.run_id is not None
+
+    def log_params(self, config: dict[str, Any]) -> None:
+        from mlflow.entities import Param
+
+        params = [Param(k, str(v)[:MAX_PARAM]) for k, v in flatten(config).items()]
+        self._guard(
+            lambda: [
+                self._client.log_batch(self.run_id, params=params[i : i + 100])
+                for i in range(0, len(params), 100)
+            ]
+        )
+
+    def set_tag(self, key: str, value: str) -> None:
+        self._guard(lambda: self._client.set_tag(self.run_id, key, value))
+
+    def finish(self, result: Any, config_yaml: str, result_file: Path) -> None:
+        """Log metrics, tags and artifacts of the finished or failed run, then end it."""
+        self._guard(lambda: self._finish(result, config_yaml, result_file))
+
+    def _finish(self, result: Any, config_yaml: str, result_file: Path) -> None:
+        from mlflow.entities import Metric
+
+        now = _now_ms()
+        metrics = [
+            Metric(key, float(value), now, epoch)
+            for key, values in result.history.items()
+            for epoch, value in enumerate(values)
+            if value is not None
+        ]
+        for prefix, table in (("", result.metrics), ("baseline/", result.baseline)):
+            for split, values in table.items():
+                metrics += [
+                    Metric(f"{prefix}{split}/{k}", float(v), now, 0) for k, v in values.items()
+                ]
+        for key in ("zero_grad_fraction", "duration_s"):
+            if getattr(result, key) is not None:
+                metrics.append(Metric(key, float(getattr(result, key)), now, 0))
+        for i in range(0, len(metrics), 1000):
+            self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000])
+        if result.device:
+            self._client.set_tag(self.run_id, "roundlab.device", result.device)
+        self._client.set_tag(self.run_id, "roundlab.result_file", str(result_file))
+        if result.error:
+            self._client.set_tag(self.run_id, ERROR_TAG, result.error[:MAX_TAG])
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "config.yaml").write_text(config_yaml)
+            write_history_csv(result.history, Path(tmp) / "history.csv")
+            self._client.log_artifact(self.run_id, str(Path(tmp) / "config.yaml"))
+            self._client.log_artifact(self.run_id, str(Path(tmp) / "history.csv"))
+        self._client.log_artifact(self.run_id, str(result_file))
+        self._client.set_terminated(self.run_id, "FINISHED" if result.ok else "FAILED")
+
+    def _guard(self, action: Any) -> None:
+        if not self.active:
+            return
+        try:
+            action()
+        except Exception as err:  # tracking must never fail a run
+            self._disable(err)
+
+    def _disable(self, err: Exception) -> None:
+        log.warning("MLflow tracking switched off for this run: %s: %s", type(err).__name__, err)
+        self.run_id = None
+
+
+def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; lists stay whole (``model.hidden_sizes``)."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def write_history_csv(history: dict[str, list[float]], path: Path) -> None:
+    keys = sorted(history)
+    n = max((len(v) for v in history.values()), default=0)
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["epoch", *keys])
+        for epoch in range(n):
+            writer.writerow([epoch, *(_at(history[k], epoch) for k in keys)])
+
+
+def _at(values: list[float], i: int) -> Any:
+    return values[i] if i < len(values) else ""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
