@@ -36,21 +36,27 @@ def comb_round(x: tf.Tensor, sigma: float = SIGMA.default) -> tf.Tensor:
     Forward: y = round(x), ties to even (the package's tie rule, as ``tf.round``).
     Gradient: round's derivative is a Dirac comb at the half-integers; each spike becomes a
     Gaussian, dy/dx := sum_n N(x; n + 1/2, sigma^2) (custom gradient), summed over the nearest
-    half-integers: those within J = max(1, ceil(sigma * sqrt(2 ln(1/eps)))) of x, eps the
-    dtype's machine epsilon, so every omitted term is below the dtype's resolution (J = 1, the
-    two nearest, for sigma <= 0.17 in float32; each extra unit of J costs two exp per element).
-    Its mean over a period is 1 (the straight-through slope), but between the spikes it is
-    tiny: at the integers 2 N(1/2; 0, sigma^2) = 3e-5 for sigma = 0.1, so an output stuck near
-    the wrong integer gets almost no push. Large sigma tends to ste_round.
+    half-integers: those within J = max(1, ceil(sigma sqrt(2 ln(1/eps)))) of x, eps the dtype's
+    machine epsilon, so that every omitted term is below eps times the peak (J = 1, the two
+    nearest, for sigma <= 0.17 in float32). Once sigma is so large that the comb is flat, the
+    sum is the constant 1 to within eps (Poisson summation: the sum is
+    1 + 2 sum_k (-1)^k exp(-2 pi^2 k^2 sigma^2) cos(2 pi k x)), so from
+    sigma > sqrt(ln(2/eps) / (2 pi^2)) (0.92 in float32, 1.36 in float64) it is taken as 1,
+    the straight-through gradient, which also bounds the cost at 2J <= 24 exp per element.
+    The mean over a period is 1 for every sigma, but between the spikes the gradient is tiny:
+    at the integers 2 N(1/2; 0, sigma^2) = 3e-5 for sigma = 0.1, so an output stuck near the
+    wrong integer gets almost no push.
     Parameter: sigma, a finite number > 0.
     """
     sigma = SIGMA.validate(sigma)
     x = as_float_tensor(x)
-    dtype = x.dtype.as_numpy_dtype
+    eps = float(np.finfo(x.dtype.as_numpy_dtype).eps)
+    if sigma > math.sqrt(math.log(2 / eps) / (2 * math.pi**2)):
+        return _ste_round(x)  # the comb is flat: 1 to within eps
     # A sigma below the dtype's normal range would make 1/sigma overflow to inf and inf * 0 a
     # NaN away from the spikes; the smallest normal number gives the same spike, finitely.
-    sigma = max(sigma, float(np.finfo(dtype).tiny))
-    reach = max(1, math.ceil(sigma * math.sqrt(2 * math.log(1 / np.finfo(dtype).eps))))
+    sigma = max(sigma, float(np.finfo(x.dtype.as_numpy_dtype).tiny))
+    reach = max(1, math.ceil(sigma * math.sqrt(2 * math.log(1 / eps))))
     peak = 1 / (sigma * math.sqrt(2 * math.pi))
 
     def pdf(distance: tf.Tensor) -> tf.Tensor:
