@@ -6,14 +6,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roundlab import results
+from roundlab import results, tracking
 from roundlab.train import train, worst
 
 
 def _client(uri):
-    from mlflow.tracking import MlflowClient
-
-    return MlflowClient(tracking_uri=uri)
+    return tracking.client(uri)
 
 
 @pytest.mark.parametrize(

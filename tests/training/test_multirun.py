@@ -1,0 +1,90 @@
+"""Real sweeps through `python -m roundlab.train -m`, read back from a real sqlite store."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from roundlab import results, tracking
+from roundlab.callbacks import STATUS_FILE
+
+from .conftest import TINY
+
+pytestmark = pytest.mark.slow
+
+
+def _sweep(tmp_path, *overrides):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    env = {**os.environ, "MLFLOW_TRACKING_URI": uri, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundlab.train",
+            "-m",
+            *TINY,
+            "trainer.epochs=2",
+            f"results_dir={tmp_path / 'results'}",
+            f"hydra.sweep.dir={tmp_path / 'sweep'}",
+            *overrides,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout, tracking.client(uri)
+
+
+def _parent_and_children(client):
+    exp = client.get_experiment_by_name("count")
+    runs = client.search_runs([exp.experiment_id])
+    parents = [r for r in runs if r.data.tags.get("roundlab.role") == "sweep"]
+    assert len(parents) == 1
+    children = [r for r in runs if r.data.tags.get("mlflow.parentRunId") == parents[0].info.run_id]
+    return parents[0], children
+
+
+def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_path):
+    stdout, client = _sweep(
+        tmp_path, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
+    )
+    assert "sweep: 2 succeeded, 2 failed" in stdout
+    files = sorted((tmp_path / "results").rglob("*.json"))
+    assert len(files) == 4
+    by_status = {}
+    for path in files:
+        result = results.read(path)
+        by_status.setdefault(result.status, []).append(result)
+    assert {r.activation for r in by_status[results.FINISHED]} == {"soft_round"}
+    assert all(r.error.startswith("no gradient") for r in by_status[results.FAILED])
+
+    parent, children = _parent_and_children(client)
+    assert len(children) == 4
+    assert sorted(c.info.status for c in children) == ["FAILED", "FAILED", "FINISHED", "FINISHED"]
+    assert parent.info.status == "FINISHED"
+    assert parent.data.metrics == {"jobs_finished": 2.0, "jobs_failed": 2.0}
+    ids = {r.mlflow_run_id for rs in by_status.values() for r in rs}
+    assert ids == {c.info.run_id for c in children}
+
+
+def test_joblib_sweep_shares_one_parent_across_processes_and_survives_a_bad_value(tmp_path):
+    stdout, client = _sweep(
+        tmp_path,
+        "hydra/launcher=joblib",
+        "hydra.launcher.n_jobs=2",
+        "approach=rounding",
+        "activation=sine_round",
+        "activation.width=0.25,0.5,1.5",
+    )
+    assert "sweep: 2 succeeded, 1 failed" in stdout
+    assert len(list((tmp_path / "results").rglob("*.json"))) == 2  # the bad value never ran
+    statuses = [json.loads(p.read_text()) for p in (tmp_path / "sweep").rglob(STATUS_FILE)]
+    failed = [s for s in statuses if s["status"] == results.FAILED]
+    assert len(failed) == 1 and "activation.width=1.5" in failed[0]["error"]
+    _, children = _parent_and_children(client)
+    assert len(children) == 2
