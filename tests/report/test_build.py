@@ -108,19 +108,22 @@ def test_clear_winner_is_bold_and_overlap_is_not_called_a_win(tmp_path):
     assert "**rounding · sigmoid_round** is best" in md  # MAE still has a clear winner
 
 
-def test_metrics_file_has_every_approach_per_dataset(built):
-    metrics = json.loads((built[0] / "metrics.json").read_text())
-    assert set(metrics) == {"count", "digit_sum"}
-    assert set(metrics["count"]) == {
+def test_metrics_have_a_file_per_approach_with_every_dataset(built):
+    reports, out = built
+    files = {p.stem: json.loads(p.read_text()) for p in (reports / "metrics").glob("*.json")}
+    assert set(files) == {
         "classification",
         "regression",
-        "rounding/sigmoid_round",
-        "rounding/soft_round",
-        "rounding/ste_round",
+        "rounding-sigmoid_round",
+        "rounding-soft_round",
+        "rounding-ste_round",
         "baseline",
     }
-    assert metrics["count"]["rounding/sigmoid_round"]["exact_match"] == pytest.approx(0.95)
-    assert metrics["digit_sum"]["regression"]["extrapolate_exact_match"] is None
+    assert sorted(out.metrics) == sorted((reports / "metrics").glob("*.json"))
+    assert set(files["classification"]) == {"count", "digit_sum"}
+    assert set(files["rounding-ste_round"]) == {"count"}  # it ran on count only
+    assert files["rounding-sigmoid_round"]["count"]["exact_match"] == pytest.approx(0.95)
+    assert files["regression"]["digit_sum"]["extrapolation"] is None
 
 
 def test_sweep_plot_data_has_one_row_per_swept_value(built):

@@ -48,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         gradients=not args.no_gradients,
         cost=not args.no_cost,
     )
-    print(f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), {out.metrics}")
+    print(
+        f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), "
+        f"{len(out.metrics)} metrics files"
+    )
     return 0
 
 

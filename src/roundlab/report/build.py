@@ -1,5 +1,5 @@
-"""Build the report from result files: reports/report.md, report.html, figures/, metrics.json
-and plots/ (the data behind ``dvc plots show``)."""
+"""Build the report from result files: reports/report.md, report.html, figures/, metrics/
+(``dvc metrics show``) and plots/ (the data behind ``dvc plots show``)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ MANIFEST = "_sweep.yaml"  # written by the sweep stage next to the result files
 class Outputs:
     markdown: Path
     html: Path
-    metrics: Path
+    metrics: list[Path]
     figures: list[Path]
     plots: list[Path]
 
@@ -108,9 +108,9 @@ def build(
     md_path.write_text(render.to_markdown(doc, reports_dir))
     html_path = reports_dir / "report.html"
     html_path.write_text(render.to_html(doc))
-    metrics_path = write_metrics(headlines, reports_dir / "metrics.json")
+    metrics = write_metrics(headlines, reports_dir / "metrics")
     plots = write_plots(groups, reports_dir / "plots")
-    return Outputs(md_path, html_path, metrics_path, [f.path for f in doc.figures()], plots)
+    return Outputs(md_path, html_path, metrics, [f.path for f in doc.figures()], plots)
 
 
 def missing_runs(results_dir: Path, manifest: dict) -> list[str]:
@@ -122,8 +122,8 @@ def _environment(runs, manifest: dict, root: Path, report_s: float) -> dict[str,
     timing = {"training, summed over runs": f"{environment.total_run_time(runs):.0f} s"}
     if "wall_time_s" in manifest:
         timing["sweep stage, wall clock"] = f"{manifest['wall_time_s']:.0f} s"
-        if manifest.get("workers"):
-            timing["parallel jobs"] = str(manifest["workers"])
+        if manifest.get("jobs"):
+            timing["jobs run at once"] = str(manifest["jobs"])
     timing["report, up to writing it"] = f"{report_s:.0f} s"
     repo = {"git commit": environment.git_commit(root), **environment.dvc_lock(root)}
     return {
@@ -138,31 +138,38 @@ def _environment(runs, manifest: dict, root: Path, report_s: float) -> dict[str,
 
 
 def metric_key(cfg: Config) -> str:
-    """``classification``, ``regression`` or ``rounding/<activation>``."""
-    return cfg.approach if cfg.approach != "rounding" else f"rounding/{cfg.activation}"
+    """``classification``, ``regression`` or ``rounding-<activation>``: a metrics file name."""
+    return cfg.approach if cfg.approach != "rounding" else f"rounding-{cfg.activation}"
 
 
-def write_metrics(headlines: dict[str, sections.Headline], path: Path) -> Path:
-    """Headline means for ``dvc metrics show``: dataset → approach → metric (the intervals are in
-    the report; DVC shows one number per key). Missing values are written as null."""
-    out: dict[str, dict] = {}
+def write_metrics(headlines: dict[str, sections.Headline], metrics_dir: Path) -> list[Path]:
+    """Headline means for ``dvc metrics show``, one file per approach (and one for the constant
+    baseline) mapping dataset -> exact_match, mae, extrapolation (test exact match, test MAE,
+    extrapolation exact match), so that the table DVC prints has a row per approach, like the
+    report's. The intervals are in the report: DVC shows one number per key. A missing value
+    (no extrapolation split) is null."""
+    rows: dict[str, dict[str, dict]] = {}
     for dataset, h in headlines.items():
-        entry: dict[str, dict] = {}
         for cfg in h.rows:
-            entry[metric_key(cfg)] = {
+            rows.setdefault(metric_key(cfg), {})[dataset] = {
                 "exact_match": _num(cfg.metric("test", "exact_match").mean),
                 "mae": _num(cfg.metric("test", "mae").mean),
-                "extrapolate_exact_match": _num(cfg.metric("extrapolate", "exact_match").mean),
+                "extrapolation": _num(cfg.metric("extrapolate", "exact_match").mean),
             }
-        entry["baseline"] = {
+        rows.setdefault("baseline", {})[dataset] = {
             "exact_match": _num(h.baseline[("test", "exact_match")].mean),
             "mae": _num(h.baseline[("test", "mae")].mean),
-            "extrapolate_exact_match": _num(h.baseline[("extrapolate", "exact_match")].mean),
+            "extrapolation": _num(h.baseline[("extrapolate", "exact_match")].mean),
         }
-        out[dataset] = entry
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=2, sort_keys=False) + "\n")
-    return path
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+    for stale in metrics_dir.glob("*.json"):
+        stale.unlink()
+    paths = []
+    for name, entry in rows.items():
+        path = metrics_dir / f"{name}.json"
+        path.write_text(json.dumps(entry, indent=2) + "\n")
+        paths.append(path)
+    return paths
 
 
 def _num(value: float) -> float | None:

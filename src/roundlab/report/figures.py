@@ -213,13 +213,20 @@ def learning_curves(dataset: str, best: list[Config], path: Path) -> Path | None
     return _save(fig, path)
 
 
-def _plot_broken(ax, x, y, **style):
-    """Plot without joining across jumps, so a discontinuity shows as a gap, not a wall."""
-    y = np.asarray(y, dtype=float).copy()
-    jumps = np.abs(np.diff(y)) > 0.05
-    y_plot = np.insert(y, np.nonzero(jumps)[0] + 1, np.nan)
-    x_plot = np.insert(np.asarray(x, dtype=float), np.nonzero(jumps)[0] + 1, np.nan)
-    return ax.plot(x_plot, y_plot, **style)
+def _plot_broken(ax, x, y, relative: float | None = None, **style):
+    """Plot without joining across jumps, so a discontinuity shows as a gap, not a wall.
+
+    A jump is a step between grid points larger than 0.05 (forwards, whose slopes stay below
+    50 on the 0.001 grid), or larger than ``relative`` × the curve's range when given
+    (gradients, whose peaks are steep by design and must not be cut).
+    """
+    y = np.asarray(y, dtype=float)
+    step = np.abs(np.diff(y))
+    limit = 0.05 if relative is None else relative * max(float(np.ptp(y)), 1e-12)
+    where = np.nonzero(step > limit)[0] + 1
+    return ax.plot(
+        np.insert(np.asarray(x, dtype=float), where, np.nan), np.insert(y, where, np.nan), **style
+    )
 
 
 def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
@@ -235,20 +242,25 @@ def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
         colours = plt.cm.viridis(np.linspace(0.0, 0.85, max(len(evs), 1)))
         x0 = evs[0].x
         ax_f.plot(x0, np.round(x0), color="0.6", linestyle="--", linewidth=0.8)
-        for ev, colour in zip(evs, colours, strict=True):
+        # several parameterless activations share a row and overlap (identity and ste_round
+        # have the same gradient): line styles keep each one visible
+        styles = ("-", "--", ":", "-.") if len({ev.name for ev in evs}) > 1 else ("-",)
+        for i, (ev, colour) in enumerate(zip(evs, colours, strict=True)):
             label = ", ".join(f"{k}={v:g}" for k, v in ev.params.items()) or ev.name
-            _plot_broken(ax_f, ev.x, ev.y, color=colour, label=label, linewidth=1.4)
+            style = dict(color=colour, label=label, linestyle=styles[i % len(styles)])
+            _plot_broken(ax_f, ev.x, ev.y, linewidth=1.6, **style)
             if ev.grad is None:
                 ax_g.text(
                     0.5,
-                    0.5 - 0.1 * evs.index(ev),
-                    f"{label}: no gradient (TF: None)",
+                    0.5,
+                    f"{label}: no gradient (TensorFlow returns None)",
                     transform=ax_g.transAxes,
                     ha="center",
                     color=colour,
+                    bbox=dict(facecolor="white", edgecolor=colour),
                 )
             else:
-                _plot_broken(ax_g, ev.x, ev.grad, color=colour, label=label, linewidth=1.2)
+                _plot_broken(ax_g, ev.x, ev.grad, relative=0.5, linewidth=1.6, **style)
         ax_f.set_title(f"{title}: forward")
         ax_f.set_xlabel("x (pre-activation, label units)")
         ax_f.set_ylabel("output (label units)")
@@ -257,7 +269,7 @@ def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
         ax_g.set_xlabel("x (pre-activation, label units)")
         ax_g.set_ylabel("dy/dx (dimensionless)")
         if ax_g.get_legend_handles_labels()[0]:
-            ax_g.legend(loc="upper left")
+            ax_g.legend(loc="best")
     return _save(fig, path)
 
 
@@ -310,11 +322,26 @@ def gradient_checks(
         markerfacecolor="none",
         label="thread: dy/dx",
     )
-    np_y = spiky_np.y
-    ax.plot(spiky_np.x, np_y, "x", color="black", label="numpy_activation (spiky_np)")
+    every = max(1, len(spiky_np.x) // 40)  # a marker per grid point would hide the lines
+    ax.plot(
+        spiky_np.x[::every],
+        spiky_np.y[::every],
+        "x",
+        color="black",
+        markersize=5,
+        label="y, numpy_activation (spiky_np)",
+    )
+    ax.plot(
+        spiky_np.x[::every],
+        spiky_np.grad[::every],
+        "+",
+        color="0.3",
+        markersize=6,
+        label="dy/dx, numpy_activation",
+    )
     ax.set_title("spiky: the first thread's example")
-    ax.set_xlabel("x (pre-activation)")
-    ax.set_ylabel("y and dy/dx")
-    ax.set_ylim(-0.1, 1.25)
-    ax.legend(loc="upper right")
+    ax.set_xlabel("x (pre-activation, label units)")
+    ax.set_ylabel("y (label units) and dy/dx (dimensionless)")
+    ax.set_ylim(-0.1, 1.75)
+    ax.legend(loc="upper center", ncol=2)
     return _save(fig, path)

@@ -211,7 +211,7 @@ def thread_gradients(steepness: list[float], width: list[float]) -> list[ThreadR
         ratio = float(np.median(tf_grad[both] / thread[both])) if both.any() else None
         err = float(np.max(np.abs(tf_grad - thread)))
         verdict = (
-            "agrees"
+            ("agrees" + (" (k = 1: the missing factor is 1)" if k == 1 else ""))
             if err <= TOLERANCE * max(1.0, float(np.max(np.abs(tf_grad))))
             else f"wrong: misses the factor k (autodiff / thread = {ratio:.4g})"
         )
@@ -276,7 +276,7 @@ def numpy_cost(size: int = 1_000_000, repeats: int = 5) -> list[CostRow]:
             continue
         for act_name in (name[: -len("_np")], name):
             act = activations.get(act_name)
-            modes = [("eager tf.function", False)]
+            modes = [("graph (tf.function)", False)]
             if act.supports_jit:
                 modes.append(("XLA (jit_compile=True)", True))
             for mode, jit in modes:

@@ -204,7 +204,7 @@ def gallery_blocks(swept: dict[str, list[float]], figdir: Path) -> list[Block]:
         values = swept.get(name) or [spec.default]
         rows.append((name, [gradcheck.evaluate(name, {spec.param: v}, x) for v in values]))
     plain = [n for n in GALLERY_PARAMETERLESS if n in activations.names()]
-    rows.append((" / ".join(plain), [gradcheck.evaluate(n, {}, x) for n in plain]))
+    rows.append(("no parameter", [gradcheck.evaluate(n, {}, x) for n in plain]))
     path = figures.gallery(rows, figdir / "gallery.png")
     return [
         Figure(
@@ -576,7 +576,7 @@ def summary_blocks(
                     continue
                 tf_name = c.activation[: -len("_np")]
                 ref = [
-                    by.get((tf_name, m)) for m in ("eager tf.function", "XLA (jit_compile=True)")
+                    by.get((tf_name, m)) for m in ("graph (tf.function)", "XLA (jit_compile=True)")
                 ]
                 ref_text = ", ".join(
                     f"{r.mode} {r.median_ms:.1f} ms (×{c.median_ms / r.median_ms:.1f})"

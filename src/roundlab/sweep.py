@@ -1,0 +1,382 @@
+"""The DVC ``sweep`` stage: run the active profile of params.yaml as Hydra multiruns.
+
+``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) and
+``profiles.<name>`` from params.yaml and runs the grid datasets × approaches × activation
+parameters × seeds through ``python -m roundlab.train -m``: one multirun for the approaches
+without a rounding activation, one for the parameterless rounding activations, and one per
+activation with a parameter, each over every dataset and seed of the profile. Few multiruns
+means few processes, and each process pays TensorFlow's import once.
+
+Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
+of piling up timestamped directories) and every job writes its result file under ``results/``,
+the stage's DVC output. ``results/_sweep.yaml`` records the plan (every result file the grid
+should produce), the commands and the wall time, so the report can name runs that left no file.
+
+``python -m roundlab.sweep --dry-run`` prints the commands without running them;
+``--profile NAME`` runs another profile without editing params.yaml (outside DVC: a DVC user
+switches with ``dvc exp run -S profile=NAME`` or by editing ``profile:``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import paths, results
+
+MANIFEST = "_sweep.yaml"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"  # the Hydra tree roundlab.train uses
+APPROACHES_WITHOUT_ACTIVATION = ("classification", "regression")
+PROFILE_KEYS = {
+    "datasets",
+    "seeds",
+    "approaches",
+    "activations",
+    "overrides",
+    "dataset_overrides",
+    "jobs",
+    "tracking",
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One entry of ``profiles`` in params.yaml.
+
+    ``activations`` maps a rounding activation to the values of its parameter, or to None for
+    one without a parameter; ``overrides`` are Hydra overrides applied to every job (epochs,
+    batch size); ``dataset_overrides`` maps a dataset to overrides of its own config keys
+    (``n_train=6000`` becomes ``dataset.n_train=6000``: the job then generates that data in
+    memory instead of reading data/<name>/); ``jobs`` is the number of jobs run at once
+    (Hydra's joblib launcher when above 1).
+    """
+
+    name: str
+    datasets: tuple[str, ...]
+    seeds: tuple[int, ...]
+    approaches: tuple[str, ...] = APPROACHES_WITHOUT_ACTIVATION
+    activations: dict[str, tuple[float, ...] | None] = field(default_factory=dict)
+    overrides: tuple[str, ...] = ()
+    dataset_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    jobs: int = 1
+    tracking: bool = True
+
+
+def load_profile(params_file: Path, name: str | None = None) -> Profile:
+    """The profile ``name`` (default: params.yaml's ``profile``), checked."""
+    params = yaml.safe_load(Path(params_file).read_text()) or {}
+    name = name or params.get("profile")
+    profiles = params.get("profiles") or {}
+    if name not in profiles:
+        raise ValueError(
+            f"profile must name an entry of `profiles` in {params_file} ({sorted(profiles)}). "
+            f"Received: profile={name!r}"
+        )
+    return parse_profile(name, profiles[name], known_datasets=params.get("datasets"))
+
+
+def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | None) -> Profile:
+    unknown = sorted(set(raw) - PROFILE_KEYS)
+    if unknown:
+        raise ValueError(
+            f"profiles.{name} takes only {sorted(PROFILE_KEYS)}. Received: {', '.join(unknown)}"
+        )
+    datasets = tuple(raw.get("datasets") or ())
+    if not datasets:
+        raise ValueError(
+            f"profiles.{name}.datasets must list at least one dataset. Received: "
+            f"datasets={raw.get('datasets')!r}"
+        )
+    # A dataset the generate stage does not make would be generated inside every job instead,
+    # out of DVC's sight.
+    missing = [d for d in datasets if known_datasets is not None and d not in known_datasets]
+    if missing:
+        raise ValueError(
+            f"profiles.{name}.datasets must be among params.yaml `datasets` {known_datasets} "
+            f"(the generate stage makes only those). Received: {missing}"
+        )
+    seeds = tuple(int(s) for s in raw.get("seeds") or ())
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(
+            f"profiles.{name}.seeds must be distinct integers, at least one. "
+            f"Received: seeds={raw.get('seeds')!r}"
+        )
+    approaches = tuple(raw.get("approaches", APPROACHES_WITHOUT_ACTIVATION) or ())
+    bad = [a for a in approaches if a not in APPROACHES_WITHOUT_ACTIVATION]
+    if bad:
+        raise ValueError(
+            f"profiles.{name}.approaches must be among {list(APPROACHES_WITHOUT_ACTIVATION)} "
+            f"(rounding runs come from `activations`). Received: {bad}"
+        )
+    activations = {}
+    for act, values in (raw.get("activations") or {}).items():
+        if values is not None and (not isinstance(values, list) or not values):
+            raise ValueError(
+                f"profiles.{name}.activations.{act} must be a non-empty list of "
+                f"parameter values or null. Received: {values!r}"
+            )
+        activations[act] = None if values is None else tuple(float(v) for v in values)
+    per_dataset = {
+        d: tuple(str(o) for o in (v or ())) for d, v in (raw.get("dataset_overrides") or {}).items()
+    }
+    stray = sorted(set(per_dataset) - set(datasets))
+    if stray:
+        raise ValueError(
+            f"profiles.{name}.dataset_overrides must name datasets of the profile "
+            f"{list(datasets)}. Received: {stray}"
+        )
+    jobs = int(raw.get("jobs", 1))
+    if jobs < 1:
+        raise ValueError(f"profiles.{name}.jobs must be >= 1. Received: jobs={jobs}")
+    return Profile(
+        name=name,
+        datasets=datasets,
+        seeds=seeds,
+        approaches=approaches,
+        activations=activations,
+        overrides=tuple(str(o) for o in raw.get("overrides") or ()),
+        dataset_overrides=per_dataset,
+        jobs=jobs,
+        tracking=bool(raw.get("tracking", True)),
+    )
+
+
+@dataclass(frozen=True)
+class Multirun:
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
+
+    family: str
+    overrides: tuple[str, ...]
+    runs: tuple[tuple[str, str, str | None, dict[str, float], int], ...]  # for result_path
+
+    def result_files(self, results_dir: Path) -> list[Path]:
+        return [results.result_path(results_dir, *run) for run in self.runs]
+
+
+def _values(values: tuple[float, ...]) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def activation_param(name: str, conf_dir: Path = CONF_DIR) -> str | None:
+    """The parameter key of ``conf/activation/<name>.yaml`` (None when it has none), read from
+    the config file so that planning needs no TensorFlow import."""
+    path = conf_dir / "activation" / f"{name}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in path.parent.glob("*.yaml"))
+        raise ValueError(f"activation must be one of {known}. Received: name={name!r}")
+    keys = [k for k in (yaml.safe_load(path.read_text()) or {}) if k not in ("defaults", "name")]
+    return keys[0] if keys else None
+
+
+def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
+    """The multiruns that cover the profile's grid. Datasets that share their overrides share
+    multiruns. ``param_of`` gives an activation's parameter name (None if it has none)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for d in profile.datasets:
+        groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
+    out = []
+    for extra, datasets in groups.items():
+        suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
+        common = (
+            f"dataset={','.join(datasets)}",
+            f"seed={','.join(map(str, profile.seeds))}",
+            *(f"dataset.{o}" for o in extra),
+        )
+        for m in _families(profile, tuple(datasets), param_of):
+            out.append(Multirun(m.family + suffix, (*m.overrides, *common), m.runs))
+    return out
+
+
+def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Multirun]:
+    """One multirun per family on ``datasets``, without the dataset and seed overrides."""
+    seeds, out = profile.seeds, []
+    if profile.approaches:
+        runs = tuple(
+            (d, a, None, {}, s) for d in datasets for a in profile.approaches for s in seeds
+        )
+        out.append(Multirun("approaches", (f"approach={','.join(profile.approaches)}",), runs))
+    plain = [a for a, v in profile.activations.items() if v is None]
+    for act in plain:
+        if param_of(act) is not None:
+            raise ValueError(
+                f"profiles.{profile.name}.activations.{act} needs values of its parameter "
+                f"{param_of(act)!r}. Received: null"
+            )
+    if plain:
+        runs = tuple((d, "rounding", a, {}, s) for d in datasets for a in plain for s in seeds)
+        out.append(
+            Multirun("activations", ("approach=rounding", f"activation={','.join(plain)}"), runs)
+        )
+    for act, values in profile.activations.items():
+        if values is None:
+            continue
+        param = param_of(act)
+        if param is None:
+            raise ValueError(
+                f"profiles.{profile.name}.activations.{act} takes no parameter: "
+                f"write `{act}: null`. Received: {list(values)}"
+            )
+        runs = tuple(
+            (d, "rounding", act, {param: v}, s) for d in datasets for v in values for s in seeds
+        )
+        out.append(
+            Multirun(
+                act,
+                ("approach=rounding", f"activation={act}", f"activation.{param}={_values(values)}"),
+                runs,
+            )
+        )
+    return out
+
+
+def command(m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "roundlab.train",
+        "-m",
+        *m.overrides,
+        *profile.overrides,
+        f"results_dir={results_dir}",
+        f"tracking.enabled={str(profile.tracking).lower()}",
+        f"hydra.sweep.dir={sweep_root / m.family}",
+    ]
+    if profile.jobs > 1:
+        cmd += ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={profile.jobs}"]
+    return cmd
+
+
+def environment(profile: Profile) -> dict[str, str]:
+    """The jobs' environment: quiet TensorFlow, and with parallel jobs one thread pool share
+    each, because two jobs with a pool the size of the machine fight over the same cores."""
+    env = dict(os.environ)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if profile.jobs > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // profile.jobs))
+        env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
+        env.setdefault("TF_NUM_INTEROP_THREADS", "1")
+    return env
+
+
+def clean(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> None:
+    """Remove what an earlier sweep left: its result files would be read as part of this grid.
+    Only files of the result layout and this sweep's own multirun directories are touched."""
+    for path in results_dir.glob("*/*/*/seed=*.json"):
+        path.unlink()
+    (results_dir / MANIFEST).unlink(missing_ok=True)
+    for directory in sorted(results_dir.glob("**/*"), reverse=True):
+        if directory.is_dir() and not any(directory.iterdir()):
+            directory.rmdir()
+    for m in multiruns:
+        shutil.rmtree(sweep_root / m.family, ignore_errors=True)
+    results_dir.mkdir(parents=True, exist_ok=True)
+
+
+def run(profile: Profile, results_dir: Path, sweep_root: Path) -> dict[str, Any]:
+    """Run every multirun, write the manifest, and return it. Raises RuntimeError naming the
+    multiruns that exited with an error (a job that fails is not one: it is recorded as a
+    FAILED result and the multirun goes on)."""
+    results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
+    multiruns = plan(profile)
+    clean(results_dir, sweep_root, multiruns)
+    env = environment(profile)
+    started = time.perf_counter()
+    records, broken = [], []
+    for m in multiruns:
+        cmd = command(m, profile, results_dir, sweep_root)
+        print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
+        t0 = time.perf_counter()
+        code = subprocess.run(cmd, env=env, check=False).returncode
+        records.append(
+            {
+                "family": m.family,
+                "runs": len(m.runs),
+                "exit_code": code,
+                "wall_time_s": round(time.perf_counter() - t0, 1),
+                "command": shlex.join(["python", *cmd[1:]]),
+            }
+        )
+        if code != 0:
+            broken.append(m.family)
+    planned = [
+        p.relative_to(results_dir).as_posix()
+        for m in multiruns
+        for p in m.result_files(results_dir)
+    ]
+    manifest = {
+        "profile": profile.name,
+        "jobs": profile.jobs,
+        "wall_time_s": round(time.perf_counter() - started, 1),
+        "multiruns": records,
+        "planned": planned,
+    }
+    (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
+    missing = [p for p in planned if not (results_dir / p).is_file()]
+    print(
+        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files written in "
+        f"{manifest['wall_time_s']:.0f} s",
+        flush=True,
+    )
+    if broken:
+        raise RuntimeError(
+            f"every multirun must exit cleanly. Received: errors in {broken} "
+            f"(see the output above and {sweep_root}/<family>)"
+        )
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m roundlab.sweep", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--params",
+        type=Path,
+        default=None,
+        help="params file (default: <project root>/params.yaml)",
+    )
+    parser.add_argument(
+        "--profile", default=None, help="profile to run (default: params.yaml `profile`)"
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="result directory (default: <project root>/results)",
+    )
+    parser.add_argument(
+        "--sweep-dir",
+        type=Path,
+        default=None,
+        help="Hydra sweep directories (default: <project root>/multirun)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    args = parser.parse_args(argv)
+    root = paths.project_root()
+    profile = load_profile(args.params or root / "params.yaml", args.profile)
+    results_dir = args.results or paths.results_dir()
+    sweep_root = args.sweep_dir or root / "multirun"
+    if args.dry_run:
+        for m in plan(profile):
+            print(shlex.join(["python", *command(m, profile, results_dir, sweep_root)[1:]]))
+        return 0
+    try:
+        run(profile, results_dir, sweep_root)
+    except RuntimeError as err:
+        print(err, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
