@@ -52,8 +52,8 @@ def sigmoid_round(x, steepness):
 
 
 def sigmoid_round_grad(x, steepness):
-    s = _sigmoid(steepness * (_frac(x) - 0.5))
-    return steepness * s * (1 - s)
+    z = steepness * (_frac(x) - 0.5)
+    return steepness * _sigmoid(z) * _sigmoid(-z)  # k s (1 - s), without cancelling in 1 - s
 
 
 def sine_round(x, width):

@@ -96,6 +96,16 @@ def test_sigmoid_round_gradient_is_the_true_derivative_with_factor_steepness():
     assert at_eight.max() == pytest.approx(2.0)
 
 
+def test_sigmoid_round_gradient_stays_accurate_in_the_tails():
+    # k s (1 - s) from float32 s is 0 beyond |z| = 17, where 1 - s rounds to 0; the true
+    # derivative k e^-|z| / (1 + e^-|z|)^2 is not
+    x = np.linspace(0.0, 0.999, 1000).astype(np.float32)
+    _, grad = value_and_grad(activations.get("sigmoid_round", steepness=100.0), x)
+    expected = GRADIENT["sigmoid_round"](x, steepness=100.0)
+    assert expected.min() > 1e-20
+    np.testing.assert_allclose(grad, expected, rtol=1e-4)
+
+
 def test_soft_round_gradient_at_alpha_zero_is_one():
     _, grad = value_and_grad(activations.get("soft_round", alpha=0.0), GRID)
     np.testing.assert_array_equal(grad, 1.0)

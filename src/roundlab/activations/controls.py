@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations._ops import as_float_tensor
 
 
 def identity(x: tf.Tensor) -> tf.Tensor:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import tensorflow as tf
 
-from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations._ops import as_float_tensor
 
 NumpyFunction = Callable[[np.ndarray], np.ndarray]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations._ops import as_float_tensor, frac
 
 
 def spiky(x: tf.Tensor) -> tf.Tensor:
@@ -13,11 +13,11 @@ def spiky(x: tf.Tensor) -> tf.Tensor:
     Forward: r = x mod 1; y = r where r <= 1/2, else 0. Periodic (y(x + 1) = y(x)), not a
     rounding: it is there to compare the thread's numpy recipe (``spiky_np``) with the ops
     version the thread's second answer suggests.
-    Gradient: 1 where r <= 1/2, else 0, from autodiff through tf.where and floormod.
+    Gradient: 1 where r <= 1/2, else 0, from autodiff through tf.where and x - floor(x).
     Parameter: none.
     Check from the thread: x = [0.2, 0.7, 1.2, 1.7] gives y = [0.2, 0, 0.2, 0] and
     dy/dx = [1, 0, 1, 0].
     """
     x = as_float_tensor(x)
-    r = tf.math.floormod(x, 1.0)
+    r = frac(x)
     return tf.where(r <= 0.5, r, tf.zeros_like(r))

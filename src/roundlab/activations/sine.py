@@ -7,7 +7,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations._ops import as_float_tensor, frac
 from roundlab.activations.parameters import WIDTH
 
 
@@ -42,7 +42,7 @@ def sine_round(x: tf.Tensor, width: float = WIDTH.default) -> tf.Tensor:
 
     @tf.custom_gradient
     def _sine_round(x: tf.Tensor):
-        theta = math.pi * ((tf.math.floormod(x, 1.0) - 0.5) / width)
+        theta = math.pi * ((frac(x) - 0.5) / width)
         inside = tf.abs(theta) < half_pi
         # Clipped so the polynomial only sees its range; exactly -1 or 1 outside the window,
         # so that y is an exact integer there, as in the thread.

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from roundlab.activations._inputs import as_float_tensor
+from roundlab.activations._ops import as_float_tensor, frac
 from roundlab.activations.parameters import SIGMA
 
 
@@ -68,7 +68,7 @@ def comb_round(x: tf.Tensor, sigma: float = SIGMA.default) -> tf.Tensor:
         def grad(upstream: tf.Tensor) -> tf.Tensor:
             # a: distance to the nearest half-integer, in [0, 1/2]; the half-integers then sit
             # at distances j + a and j + 1 - a for j = 0, 1, ...
-            a = tf.abs(x - tf.floor(x) - 0.5)
+            a = tf.abs(frac(x) - 0.5)
             comb = sum(pdf(j + a) + pdf(j + 1 - a) for j in range(reach))
             return upstream * comb
 
