@@ -1,0 +1,154 @@
+"""The sweep plan from params.yaml profiles: what runs, where results land, what is refused."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from roundlab import sweep
+
+ROOT = Path(__file__).resolve().parents[2]
+PARAMS = ROOT / "params.yaml"
+
+
+def _profile(**raw):
+    base = {"datasets": ["count"], "seeds": [0, 1, 2]}
+    return sweep.parse_profile("p", {**base, **raw}, known_datasets=["count", "affine"])
+
+
+def test_plan_covers_the_grid_with_one_multirun_per_family():
+    profile = _profile(
+        approaches=["classification", "regression"],
+        activations={"hard_round": None, "ste_round": None, "sigmoid_round": [5, 20]},
+    )
+    multiruns = sweep.plan(profile)
+    assert [m.family for m in multiruns] == ["approaches", "activations", "sigmoid_round"]
+    assert multiruns[2].overrides == (
+        "approach=rounding",
+        "activation=sigmoid_round",
+        "activation.steepness=5,20",
+        "dataset=count",
+        "seed=0,1,2",
+    )
+    assert sum(len(m.runs) for m in multiruns) == 3 * (2 + 2 + 2)
+
+
+def test_planned_result_files_follow_the_result_layout():
+    profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
+    files = [p.as_posix() for m in sweep.plan(profile) for p in m.result_files(Path("r"))]
+    assert files == [
+        "r/count/regression/default/seed=7.json",
+        "r/count/rounding/sine_round-width=0.5/seed=7.json",
+        "r/count/rounding/sine_round-width=1/seed=7.json",
+    ]
+
+
+def test_datasets_with_their_own_overrides_get_their_own_multiruns():
+    profile = sweep.parse_profile(
+        "p",
+        {
+            "datasets": ["count", "affine"],
+            "seeds": [0],
+            "approaches": ["regression"],
+            "dataset_overrides": {"count": ["n_train=6000"]},
+        },
+        known_datasets=["count", "affine"],
+    )
+    multiruns = sweep.plan(profile)
+    assert [m.family for m in multiruns] == ["approaches-count", "approaches-affine"]
+    assert "dataset.n_train=6000" in multiruns[0].overrides
+    assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
+
+
+def test_command_uses_joblib_only_with_parallel_jobs_and_a_deterministic_sweep_dir():
+    (m,) = sweep.plan(_profile(approaches=["regression"]))
+    serial = sweep.command(m, _profile(), Path("/r"), Path("/mr"))
+    assert "hydra.sweep.dir=/mr/approaches" in serial and "results_dir=/r" in serial
+    assert not any(a.startswith("hydra/launcher") for a in serial)
+    parallel = sweep.command(m, _profile(jobs=2), Path("/r"), Path("/mr"))
+    assert "hydra/launcher=joblib" in parallel and "hydra.launcher.n_jobs=2" in parallel
+
+
+def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
+    monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    assert sweep.environment(_profile(jobs=2))["TF_NUM_INTRAOP_THREADS"] == "2"
+    assert "TF_NUM_INTRAOP_THREADS" not in sweep.environment(_profile(jobs=1))
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"datasets": []}, "datasets must list at least one dataset"),
+        ({"datasets": ["mnist"]}, r"datasets must be among params.yaml `datasets`.*\['mnist'\]"),
+        ({"seeds": [1, 1]}, "seeds must be distinct integers"),
+        ({"approaches": ["rounding"]}, r"approaches must be among.*Received: \['rounding'\]"),
+        ({"activations": {"sigmoid_round": []}}, "must be a non-empty list"),
+        ({"jobs": 0}, "jobs must be >= 1. Received: jobs=0"),
+        ({"epochs": 3}, "takes only .*Received: epochs"),
+        ({"dataset_overrides": {"affine": ["n_train=1"]}}, r"must name datasets of the profile"),
+    ],
+)
+def test_bad_profiles_are_refused_naming_the_key_and_value(raw, message):
+    with pytest.raises(ValueError, match=message):
+        _profile(**raw)
+
+
+def test_activation_parameters_must_match_the_activation():
+    with pytest.raises(
+        ValueError, match="sigmoid_round needs values of its parameter 'steepness'. Received: null"
+    ):
+        sweep.plan(_profile(activations={"sigmoid_round": None}))
+    with pytest.raises(ValueError, match="ste_round takes no parameter"):
+        sweep.plan(_profile(activations={"ste_round": [1]}))
+    with pytest.raises(ValueError, match="activation must be one of .*Received: name='relu6'"):
+        sweep.plan(_profile(activations={"relu6": None}))
+
+
+def test_unknown_profile_name_lists_the_profiles():
+    with pytest.raises(
+        ValueError,
+        match=r"profile must name an entry.*\['default', 'full', "
+        r"'tiny'\]\)\. Received: profile='huge'",
+    ):
+        sweep.load_profile(PARAMS, "huge")
+
+
+@pytest.mark.parametrize("name", ["default", "full", "tiny"])
+def test_every_shipped_profile_parses_and_plans(name):
+    assert sweep.plan(sweep.load_profile(PARAMS, name))
+
+
+def test_default_profile_can_answer_every_question_with_three_seeds():
+    profile = sweep.load_profile(PARAMS, "default")
+    assert len(profile.seeds) >= 3
+    assert set(profile.approaches) == {"classification", "regression"}  # question 1
+    for knob in ("sigmoid_round", "sine_round", "soft_round", "comb_round"):  # question 2
+        assert len(profile.activations.get(knob) or ()) >= 2, knob
+    assert "hard_round" in profile.activations  # the negative control of the failed runs
+    assert profile.datasets  # question 3: every default dataset has an extrapolation split
+    params = yaml.safe_load(PARAMS.read_text())
+    assert params["profile"] == "default"
+
+
+def test_clean_removes_old_result_files_but_nothing_else(tmp_path):
+    results = tmp_path / "results"
+    old = results / "count" / "regression" / "default" / "seed=0.json"
+    old.parent.mkdir(parents=True)
+    old.write_text("{}")
+    (results / sweep.MANIFEST).write_text("profile: x\n")
+    keep = results / "notes.txt"
+    keep.write_text("mine")
+    multiruns = sweep.plan(_profile(approaches=["regression"]))
+    (tmp_path / "multirun" / "approaches").mkdir(parents=True)
+    (tmp_path / "multirun" / "other").mkdir(parents=True)
+    sweep.clean(results, tmp_path / "multirun", multiruns)
+    assert not old.exists() and not (results / "count").exists()
+    assert not (results / sweep.MANIFEST).exists() and keep.read_text() == "mine"
+    assert not (tmp_path / "multirun" / "approaches").exists()
+    assert (tmp_path / "multirun" / "other").exists()
+
+
+def test_conf_dir_is_the_repository_conf_tree():
+    assert sweep.CONF_DIR == ROOT / "conf"
+    assert (sweep.CONF_DIR / "config.yaml").is_file()

@@ -1,0 +1,89 @@
+"""The gradient-check numbers and the sections built from roundlab.activations."""
+
+import numpy as np
+import pytest
+from report_checks import check_report
+from synthetic_results import synthetic_runs, write_runs
+
+from roundlab.report import gradcheck
+from roundlab.report.build import build
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("identity", {}),
+        ("ste_round", {}),
+        ("spiky", {}),
+        ("sigmoid_round", {"steepness": 20.0}),
+        ("sine_round", {"width": 0.3}),
+        ("soft_round", {"alpha": 4.0}),
+        ("comb_round", {"sigma": 0.3}),
+        ("sigmoid_round_np", {"steepness": 5.0}),
+    ],
+)
+def test_every_activation_agrees_with_its_reference(name, params):
+    row = gradcheck.check(name, params)
+    assert row.agrees, row
+
+
+def test_hard_round_is_reported_as_having_no_gradient():
+    row = gradcheck.check("hard_round", {})
+    assert row.agrees is None and row.max_error is None and "no gradient" in row.note
+
+
+def test_a_wrong_gradient_is_caught(monkeypatch):
+    # the check must be able to fail: the thread's approx_round_grad as if it were TensorFlow's
+    real = gradcheck.evaluate
+
+    def thread_gradient(name, params, x):
+        ev = real(name, params, x)
+        if name != "sigmoid_round":
+            return ev
+        return gradcheck.Evaluation(
+            ev.name, ev.params, ev.x, ev.y, gradcheck.approx_round_grad(ev.x, params["steepness"])
+        )
+
+    monkeypatch.setattr(gradcheck, "evaluate", thread_gradient)
+    assert gradcheck.check("sigmoid_round", {"steepness": 10.0}).agrees is False
+
+
+def test_thread_gradient_misses_exactly_the_factor_k():
+    rows = gradcheck.thread_gradients([1.0, 5.0, 20.0], [0.5])
+    ratios = {r.setting: r.ratio for r in rows if r.function == "approx_round_grad"}
+    assert ratios["steepness=5"] == pytest.approx(5.0, rel=1e-6)
+    assert ratios["steepness=20"] == pytest.approx(20.0, rel=1e-6)
+    assert rows[0].verdict.startswith("agrees") and "misses the factor k" in rows[1].verdict
+    assert rows[-1].function == "approx_round_grad_sin" and rows[-1].verdict == "agrees"
+
+
+def test_spiky_example_is_reproduced_both_ways():
+    rows = gradcheck.spiky_example()
+    assert len(rows) == 2 and all(r.matches for r in rows)
+    np.testing.assert_allclose(rows[0].y, [0.2, 0.0, 0.2, 0.0], atol=1e-6)
+    assert rows[1].grad == (1.0, 0.0, 1.0, 0.0)
+
+
+def test_numpy_cost_times_each_twin_and_refuses_to_compile_it():
+    rows = gradcheck.numpy_cost(size=1000, repeats=1)
+    by = {(r.activation, r.mode): r for r in rows}
+    for twin in ("spiky_np", "sigmoid_round_np", "sine_round_np"):
+        assert by[(twin, "XLA (jit_compile=True)")].median_ms is None
+        assert by[(twin, "graph (tf.function)")].median_ms > 0
+        assert by[(twin[:-3], "XLA (jit_compile=True)")].median_ms > 0
+
+
+def test_full_report_has_gallery_and_gradient_checks(tmp_path):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    out = build(results, tmp_path / "reports", tmp_path, gradients=True, cost=False)
+    check_report(tmp_path / "reports")
+    names = {p.name for p in out.figures}
+    assert {"gallery.png", "gradient-checks.png"} <= names
+    md = (tmp_path / "reports" / "report.md").read_text()
+    section = md.split("## 5. Gradient checks")[1].split("## 6.")[0]
+    assert "DISAGREES" not in section
+    assert "| approx_round_grad | steepness=20 |" in section and "misses the factor k" in section
+    assert (
+        "| numpy_activation (the thread's recipe) | [0.2, 0, 0.2, 0] | [1, 0, 1, 0] | yes |"
+        in section
+    )
