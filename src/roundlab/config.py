@@ -19,7 +19,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from roundlab import activations
+from roundlab import activations, paths
 from roundlab.results import METRICS, SPLITS
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -28,6 +28,15 @@ LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
 # Metrics where larger is better; the others (mae, rmse) are minimised.
 MAXIMISED = ("exact_match", "within_one")
+
+
+# ${roundlab.results_dir:} and ${roundlab.tracking_uri:} in conf/: the project's defaults,
+# computed when the config is resolved (in the job, so $MLFLOW_TRACKING_URI and $ROUNDLAB_ROOT
+# of the job's environment count). Registered on import: joblib workers resolve configs too.
+OmegaConf.register_new_resolver(
+    "roundlab.results_dir", lambda: str(paths.results_dir()), replace=True
+)
+OmegaConf.register_new_resolver("roundlab.tracking_uri", paths.default_tracking_uri, replace=True)
 
 
 class ConfigError(ValueError):
@@ -72,8 +81,7 @@ class TrainerConfig:
 @dataclass
 class TrackingConfig:
     enabled: bool = True
-    # None: roundlab.paths.default_tracking_uri() ($MLFLOW_TRACKING_URI or <root>/mlflow.db).
-    uri: str | None = None
+    uri: str = MISSING
     experiment: str = MISSING
 
 
@@ -86,8 +94,7 @@ class Config:
     trainer: TrainerConfig = MISSING
     tracking: TrackingConfig = MISSING
     seed: int = 0
-    # None: roundlab.paths.results_dir().
-    results_dir: str | None = None
+    results_dir: str = MISSING
     # <split>/<metric> returned to Hydra sweepers, e.g. val/exact_match or val/mae.
     objective: str = "val/exact_match"
 

@@ -26,7 +26,7 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import callbacks, config, device, paths, results  # noqa: E402
+from roundlab import callbacks, config, device, results  # noqa: E402
 from roundlab.results import FAILED, FINISHED, RunResult  # noqa: E402
 
 log = logging.getLogger(__name__)
@@ -242,14 +242,10 @@ def _predict(model: Any, x: np.ndarray, batch: int = 8192) -> np.ndarray:
 
 
 def _resolved(cfg: DictConfig) -> DictConfig:
-    """A resolved copy with the defaults filled in: results_dir, tracking.uri."""
+    """A resolved copy (what the result file and MLflow record), results_dir made absolute."""
     cfg = cfg.copy()
     OmegaConf.resolve(cfg)
-    if cfg.results_dir is None:
-        cfg.results_dir = str(paths.results_dir())
     cfg.results_dir = str(Path(cfg.results_dir).absolute())
-    if cfg.tracking.uri is None:
-        cfg.tracking.uri = paths.default_tracking_uri()
     return cfg
 
 
@@ -285,8 +281,8 @@ def hydra_task(cfg: DictConfig) -> float:
     try:
         result = train(cfg, sweep_dir=sweep_dir)
     except config.ConfigError as err:
-        if not multirun:
-            raise
+        if not multirun:  # the message says it all: no traceback
+            raise SystemExit(f"config error: {err}") from err
         log.error("config error, job skipped: %s", err)
         callbacks.write_status(job_dir, FAILED, str(err))
         return worst(maximise)

@@ -144,3 +144,23 @@ def test_cfg_job_prints_the_resolved_config(tmp_path):
     ).stdout
     assert "name: sine_round\n  width: 0.25" in out
     assert "experiment: count" in out  # ${dataset.name} resolved
+
+
+def test_cli_reports_a_domain_error_in_one_line_and_exits_nonzero(tmp_path):
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundlab.train",
+            "activation=sine_round",
+            "activation.width=1.5",
+            f"results_dir={tmp_path}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1
+    assert "config error: activation=sine_round (activation.width=1.5)" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert not list(tmp_path.rglob("*.json"))
