@@ -58,10 +58,9 @@ def comb_round(x: tf.Tensor, sigma: float = SIGMA.default) -> tf.Tensor:
     sigma = max(sigma, float(np.finfo(x.dtype.as_numpy_dtype).tiny))
     reach = max(1, math.ceil(sigma * math.sqrt(2 * math.log(1 / eps))))
     peak = 1 / (sigma * math.sqrt(2 * math.pi))
-
-    def pdf(distance: tf.Tensor) -> tf.Tensor:
-        z = distance / sigma  # z, not distance**2 / sigma**2: sigma**2 underflows first
-        return peak * tf.exp(-0.5 * z * z)
+    # N(d; 0, sigma^2) = peak exp(-w^2) with w = d / (sigma sqrt 2): scaling d rather than
+    # dividing by sigma^2, which underflows first
+    scale = 1 / (sigma * math.sqrt(2))
 
     @tf.custom_gradient
     def _comb_round(x: tf.Tensor):
@@ -69,7 +68,8 @@ def comb_round(x: tf.Tensor, sigma: float = SIGMA.default) -> tf.Tensor:
             # a: distance to the nearest half-integer, in [0, 1/2]; the half-integers then sit
             # at distances j + a and j + 1 - a for j = 0, 1, ...
             a = tf.abs(frac(x) - 0.5)
-            comb = sum(pdf(j + a) + pdf(j + 1 - a) for j in range(reach))
+            distances = [d for j in range(reach) for d in (j + a, j + 1 - a)]
+            comb = peak * sum(tf.exp(-tf.square(d * scale)) for d in distances)
             return upstream * comb
 
         return tf.round(x), grad
