@@ -277,14 +277,19 @@ def hydra_task(cfg: DictConfig) -> float:
     multirun = hc.mode == RunMode.MULTIRUN
     sweep_dir = Path(hc.sweep.dir).absolute() if multirun else None
     job_dir = Path(hc.runtime.output_dir)
-    _, metric, maximise = config.objective(cfg)
+    maximise = str(cfg.objective).partition("/")[2] in config.MAXIMISED
     try:
         result = train(cfg, sweep_dir=sweep_dir)
-    except config.ConfigError as err:
-        if not multirun:  # the message says it all: no traceback
-            raise SystemExit(f"config error: {err}") from err
-        log.error("config error, job skipped: %s", err)
-        callbacks.write_status(job_dir, FAILED, str(err))
+    except Exception as err:
+        # Before training started (a bad value, a missing data file): no result file. A single
+        # run stops here; a sweep counts the job as failed and goes on.
+        reason = str(err) if isinstance(err, config.ConfigError) else f"{type(err).__name__}: {err}"
+        if not multirun:
+            if isinstance(err, config.ConfigError):  # the message says it all: no traceback
+                raise SystemExit(f"config error: {reason}") from err
+            raise
+        log.error("job failed before training: %s", reason)
+        callbacks.write_status(job_dir, FAILED, reason)
         return worst(maximise)
     path = results.result_path(
         Path(result.config["results_dir"]),
@@ -297,7 +302,7 @@ def hydra_task(cfg: DictConfig) -> float:
     callbacks.write_status(job_dir, result.status, result.error, path)
     if not result.ok:
         return worst(maximise)
-    split, _, _ = config.objective(cfg)
+    split, metric, _ = config.objective(cfg)
     return float(result.metrics[split][metric])
 
 
