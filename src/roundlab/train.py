@@ -39,9 +39,10 @@ class TrainingFailed(Exception):
 def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     """Train and evaluate the run ``cfg`` describes, write its result file, log it to MLflow.
 
-    Raises :class:`roundlab.config.ConfigError` for a config that cannot run (nothing is written
-    then); any failure once training starts is returned as a FAILED result instead. ``sweep_dir``
-    makes the MLflow run a child of that sweep's parent run.
+    Raises :class:`roundlab.config.ConfigError` for a config that cannot run, and lets data
+    errors propagate (nothing is written then); any failure once training starts (no gradient,
+    NaN loss, a crash) is returned as a FAILED result instead. ``sweep_dir`` makes the MLflow
+    run a child of that sweep's parent run.
     """
     cfg = _resolved(cfg)
     config.validate(cfg)
