@@ -80,6 +80,16 @@ def build(
     for dataset, h in headlines.items():
         doc.add(*sections.headline_blocks(h, extrapolates[dataset]))
     doc.add(Heading("2. Sweep curves"))
+    doc.add(
+        Paragraph(
+            "Each rounding activation against its knob: exact match on val and test, test MAE, "
+            "and the fraction of training examples whose loss gradient with respect to the "
+            "output unit is exactly zero at the end of training: those examples teach the "
+            "network nothing more. It is zero where the surrogate's slope is zero (sine_round "
+            "outside its window) and, for activations that round in the forward pass "
+            "(ste_round, comb_round), wherever the rounded output already equals the label."
+        )
+    )
     for dataset, cfgs in groups.items():
         doc.add(*sections.sweep_blocks(dataset, cfgs, headlines[dataset], figdir))
     doc.add(Heading("3. Activation gallery"))

@@ -169,6 +169,16 @@ def sweep_curves(
     return _save(fig, path)
 
 
+def _loss_label(cfg: Config) -> str:
+    """What the loss of ``cfg`` measures, from the approach and the recorded trainer config."""
+    if cfg.approach == "classification":
+        return "cross-entropy (nats)"
+    trainer = (cfg.runs[0].config or {}).get("trainer", {}) if cfg.runs else {}
+    if cfg.approach == "regression" and trainer.get("loss") == "huber":
+        return "Huber (label units)"
+    return "squared error (label units²)"
+
+
 def learning_curves(dataset: str, best: list[Config], path: Path) -> Path | None:
     """Training and validation loss per epoch for the best configuration of each approach."""
     best = [c for c in best if any(r.history for r in c.finished)]
@@ -192,11 +202,7 @@ def learning_curves(dataset: str, best: list[Config], path: Path) -> Path | None
             ]
             label = HISTORY_LABELS.get(key, key)
             _band(ax, np.arange(1, epochs + 1), per_epoch, colour, label, marker="")
-        loss = (
-            "cross-entropy (nats)"
-            if cfg.approach == "classification"
-            else "squared error (label units²)"
-        )
+        loss = _loss_label(cfg)
         ax.set_title(f"{cfg.label} {cfg.setting if cfg.params else ''}".strip())
         ax.set_xlabel("epoch")
         ax.set_ylabel(f"loss: {loss}")

@@ -71,6 +71,8 @@ def headline_blocks(h: Headline, has_extrapolate: bool) -> list[Block]:
                 continue
             cells.append(_cell(cfg.metric(split, metric), clear.get((split, metric)) is cfg))
         cells.append(f"{len(cfg.finished)}/{len(cfg.runs)}")
+        seconds = mean_ci(r.duration_s for r in cfg.finished)
+        cells.append(f"{seconds.mean:.1f}" if seconds.n else "—")
         rows.append(tuple(cells))
     base = ["constant baseline (training median)", "—", _cell(h.baseline[("val", "exact_match")])]
     for split, metric, _ in HEADLINE_COLUMNS:
@@ -79,7 +81,7 @@ def headline_blocks(h: Headline, has_extrapolate: bool) -> list[Block]:
             if has_extrapolate or split != "extrapolate"
             else "no split"
         )
-    base.append("—")
+    base += ["—", "—"]
     rows.append(tuple(base))
     header = (
         "approach",
@@ -88,7 +90,8 @@ def headline_blocks(h: Headline, has_extrapolate: bool) -> list[Block]:
         "test exact match",
         "test MAE",
         "extrapolation exact match",
-        "seeds ok/run",
+        "runs finished/all",
+        "s per run",
     )
     verdicts = []
     for w in h.winners:
