@@ -1,6 +1,6 @@
 from synthetic_results import _run
 
-from roundlab.report.selection import best_per_family, group, winner
+from roundlab.report.selection import best_overall, best_per_family, group, winner
 from roundlab.results import FAILED
 
 
@@ -83,3 +83,14 @@ def test_lower_is_better_columns_pick_the_smallest_mean():
     rows = _rows({"classification": [0.5, 0.5, 0.5], "regression": [0.1, 0.1, 0.1]})
     w = winner(rows, "test", "exact_match", higher_is_better=False)
     assert w.leader.approach == "regression" and w.clear
+
+
+def test_controls_never_stand_for_the_rounding_approach():
+    runs = []
+    for s in range(3):
+        runs.append(_run("count", "rounding", s, 0.9, 0.1, "identity"))  # best on val
+        runs.append(_run("count", "rounding", s, 0.5, 0.5, "soft_round", {"alpha": 2.0}))
+    configs = group(runs)["count"]
+    assert best_overall(configs, "rounding").activation == "soft_round"
+    identity = next(c for c in best_per_family(configs) if c.activation == "identity")
+    assert identity.label == "rounding · identity (control)"  # still in the table, marked

@@ -29,7 +29,12 @@ PARAM_LABELS = {
     "alpha": "alpha α (dimensionless, log scale)",
     "sigma": "sigma σ (units of x, log scale)",
 }
-HISTORY_LABELS = {"loss": "training loss", "val_loss": "validation loss"}
+HISTORY_LABELS = {
+    "loss": "training",
+    "val_loss": "validation",
+    "exact_match": "training",
+    "val_exact_match": "validation",
+}
 SPLIT_COLOURS = {"val": "tab:blue", "test": "tab:orange"}
 REFERENCE_STYLE = {
     "classification": dict(color="tab:green", linestyle=":"),
@@ -68,10 +73,10 @@ def _save(fig, path: Path) -> Path:
 
 
 def _plain_ticks(axis) -> None:
-    """1, 0.5, 20 rather than 10^0, 5×10^-1, 2×10^1 on log axes."""
-    fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
-    axis.set_major_formatter(fmt)
-    axis.set_minor_formatter(fmt)
+    """Log-axis ticks at 1, 2, 5 × 10^n, written 0.5, 1, 20 rather than 5×10^-1, 10^0, 2×10^1."""
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
 def _param_axis(ax, name: str, values: Sequence[float]) -> None:
@@ -106,6 +111,13 @@ def _band(ax, xs, intervals, colour, label, marker="o"):
             markerfacecolor="white",
             color=colour,
         )
+
+
+def _span(intervals) -> tuple[float, float]:
+    """The smallest and largest value the intervals reach (their means when unavailable)."""
+    if not intervals:
+        return 0.0, 1.0
+    return min(iv.lo for iv in intervals), max(iv.hi for iv in intervals)
 
 
 def sweep_curves(
@@ -143,14 +155,37 @@ def sweep_curves(
                 SPLIT_COLOURS[split],
                 f"{split}",
             )
+        curves = [
+            iv
+            for split in ("val", "test")
+            for c in members
+            for iv in [c.metric(split, "exact_match")]
+            if iv.n
+        ]
+        lo, hi = _span(curves)
+        off_scale = []
         for label, value in references.items():
-            if value is not None and math.isfinite(value):
+            if value is None or not math.isfinite(value):
+                continue
+            if lo - 0.1 <= value <= hi + 0.1:
                 ax.axhline(value, label=f"{label} (test)", **REFERENCE_STYLE[label])
+                lo, hi = min(lo, value), max(hi, value)
+            else:
+                off_scale.append(f"{label}: {value:.2f}")
+        if off_scale:  # drawing them would squash the differences between knob values
+            ax.text(
+                0.02,
+                0.02,
+                "off scale (test): " + ", ".join(off_scale),
+                transform=ax.transAxes,
+                fontsize=8,
+                color="0.3",
+            )
         ax.set_title(f"{activation}")
         ax.set_ylabel("exact match (fraction of examples)")
-        ax.set_ylim(-0.02, 1.02)
-        if col == 0:  # the reference lines mean the same in every column: one legend is enough
-            ax.legend(loc="best")
+        pad = max(0.02, 0.1 * (hi - lo))
+        ax.set_ylim(max(-0.02, lo - pad), min(1.02, hi + pad))
+        ax.legend(loc="best", fontsize=8)
         ax = axes[1][col]
         _band(ax, xs, [c.metric("test", "mae") for c in members], SPLIT_COLOURS["test"], "test")
         ax.set_ylabel("MAE (label units)")
@@ -179,43 +214,60 @@ def _loss_label(cfg: Config) -> str:
     return "squared error (label units²)"
 
 
+def _history_band(ax, cfg: Config, key: str, colour: str) -> bool:
+    """Mean of history ``key`` per epoch over the seeds, with its CI; False if nobody has it."""
+    runs = [r for r in cfg.finished if r.history.get(key)]
+    if not runs:
+        return False
+    epochs = max(len(r.history[key]) for r in runs)
+    per_epoch = [
+        mean_ci(r.history[key][e] for r in runs if e < len(r.history[key])) for e in range(epochs)
+    ]
+    _band(ax, np.arange(1, epochs + 1), per_epoch, colour, HISTORY_LABELS.get(key, key), marker="")
+    return True
+
+
 def learning_curves(dataset: str, best: list[Config], path: Path) -> Path | None:
-    """Training and validation loss per epoch for the best configuration of each approach."""
+    """Loss (top) and exact match (bottom, where recorded) per epoch, training and validation,
+    for the best configuration of each approach."""
     best = [c for c in best if any(r.history for r in c.finished)]
     if not best:
         return None
     fig, axes = _figure(
-        1,
+        2,
         len(best),
-        f"{dataset}: learning curves of the best configuration of each approach\n"
-        "mean over seeds; shaded: 95% CI",
+        f"{dataset}: learning curves of the best configuration of "
+        "each approach\nmean over seeds; shaded: 95% CI",
     )
-    for ax, cfg in zip(axes[0], best, strict=True):
-        keys = sorted({k for r in cfg.finished for k in r.history if k.endswith("loss")})
-        for key, colour in zip(
-            keys, ("tab:blue", "tab:orange", "tab:green", "tab:red"), strict=False
-        ):
-            epochs = max(len(r.history.get(key, [])) for r in cfg.finished)
-            per_epoch = [
-                mean_ci(r.history[key][e] for r in cfg.finished if e < len(r.history.get(key, [])))
-                for e in range(epochs)
-            ]
-            label = HISTORY_LABELS.get(key, key)
-            _band(ax, np.arange(1, epochs + 1), per_epoch, colour, label, marker="")
-        loss = _loss_label(cfg)
+    for col, cfg in enumerate(best):
+        ax = axes[0][col]
+        for key, colour in (("loss", "tab:blue"), ("val_loss", "tab:orange")):
+            _history_band(ax, cfg, key, colour)
         ax.set_title(f"{cfg.label} {cfg.setting if cfg.params else ''}".strip())
-        ax.set_xlabel("epoch")
-        ax.set_ylabel(f"loss: {loss}")
-        if all(
-            iv > 0
+        ax.set_ylabel(f"loss: {_loss_label(cfg)}")
+        values = [
+            v
             for r in cfg.finished
-            for k in keys
-            for iv in r.history.get(k, [])
-            if iv is not None
-        ):
+            for k in ("loss", "val_loss")
+            for v in r.history.get(k, [])
+            if v is not None
+        ]
+        if values and min(values) > 0:
             ax.set_yscale("log")
             _plain_ticks(ax.yaxis)
-        ax.legend(loc="best")
+        ax = axes[1][col]
+        drawn = [
+            _history_band(ax, cfg, key, colour)
+            for key, colour in (("exact_match", "tab:blue"), ("val_exact_match", "tab:orange"))
+        ]
+        if not any(drawn):
+            ax.text(0.5, 0.5, "not recorded per epoch", transform=ax.transAxes, ha="center")
+        ax.set_ylabel("exact match (fraction of examples)")
+        for row in (0, 1):
+            axes[row][col].set_xlabel("epoch")
+            axes[row][col].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+            if axes[row][col].get_legend_handles_labels()[0]:
+                axes[row][col].legend(loc="best")
     return _save(fig, path)
 
 
@@ -271,11 +323,9 @@ def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
         ax_f.set_xlabel("x (pre-activation, label units)")
         ax_f.set_ylabel("output (label units)")
         ax_f.legend(loc="upper left")
-        ax_g.set_title(f"{title}: gradient dy/dx")
+        ax_g.set_title(f"{title}: gradient dy/dx (colours as on the left)")
         ax_g.set_xlabel("x (pre-activation, label units)")
         ax_g.set_ylabel("dy/dx (dimensionless)")
-        if ax_g.get_legend_handles_labels()[0]:
-            ax_g.legend(loc="best")
     return _save(fig, path)
 
 

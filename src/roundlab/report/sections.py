@@ -475,9 +475,10 @@ def summary_blocks(
                 )
                 mae = _compare(rounding.metric("test", "mae"), other.metric("test", "mae"), False)
                 parts.append(f"against {name}: exact match {em}, MAE {mae}")
+            setting = f" ({rounding.setting})" if rounding.params else ""
             q1.append(
                 f"{dataset}: the best rounding activation on val, {rounding.activation}"
-                f" ({rounding.setting}), test exact match "
+                f"{setting}, test exact match "
                 f"{_cell(rounding.metric('test', 'exact_match'))}; " + "; ".join(parts) + "."
             )
         extra = [(c.label, c.metric("extrapolate", "exact_match")) for c in h.rows]
@@ -552,11 +553,13 @@ def summary_blocks(
     )
     blocks.append(Bullets(tuple(q3) or ("No dataset has an extrapolation split.",)))
     if grad is not None:
-        agree = [r for _, r in grad.checks if r.agrees]
-        wrong = [r for _, r in grad.checks if r.agrees is False]
+        checked = [r for _, r in grad.checks if r.agrees is not None]
+        agree = [r for r in checked if r.agrees]
+        wrong = [r for r in checked if not r.agrees]
+        unchecked = sorted({r.activation for _, r in grad.checks if r.agrees is None})
         q4 = [
-            f"{len(agree)} of {len(grad.checks)} activation settings agree with their "
-            "reference"
+            f"{len(agree)} of {len(checked)} activation settings with a gradient agree with "
+            f"their reference (without one: {', '.join(unchecked) or 'none'})"
             + (
                 ": disagreeing: " + ", ".join(f"{r.activation} ({r.setting})" for r in wrong)
                 if wrong

@@ -17,6 +17,10 @@ from roundlab.report.stats import Interval, mean_ci
 from roundlab.results import RunResult
 
 APPROACH_ORDER = ("classification", "regression", "rounding")
+# Rounding-approach activations that are controls, not rounding surrogates: identity is
+# MSE-then-round by another name, hard_round has no gradient. They keep their rows in the
+# tables but never stand for "the rounding approach".
+CONTROLS = ("identity", "hard_round")
 SELECT_SPLIT = "val"
 SELECT_METRIC = "exact_match"
 # (split, metric, higher is better): the columns in which a winner is looked for.
@@ -62,7 +66,8 @@ class Config:
     def label(self) -> str:
         if self.approach != "rounding":
             return self.approach
-        return f"rounding · {self.activation}"
+        control = " (control)" if self.activation in CONTROLS else ""
+        return f"rounding · {self.activation}{control}"
 
     @property
     def setting(self) -> str:
@@ -137,8 +142,11 @@ def best_per_family(configs: list[Config]) -> list[Config]:
 
 
 def best_overall(configs: list[Config], approach: str) -> Config | None:
-    """The best configuration of one approach on validation, or None if it has no finished run."""
-    members = [c for c in configs if c.approach == approach and c.finished]
+    """The best configuration of one approach on validation, or None if it has no finished run.
+    For the rounding approach the controls (:data:`CONTROLS`) do not count."""
+    members = [
+        c for c in configs if c.approach == approach and c.finished and c.activation not in CONTROLS
+    ]
     return min(members, key=selection_key) if members else None
 
 
