@@ -120,3 +120,16 @@ def test_rebuilding_removes_figures_of_datasets_no_longer_in_the_results(tmp_pat
     assert not list((tmp_path / "reports" / "figures").glob("*digit_sum*"))
     assert not list((tmp_path / "reports" / "plots").glob("*digit_sum*"))
     assert all(p.is_file() for p in out.figures)
+
+
+def test_alpha_zero_and_a_single_seed_sweep_still_draw(tmp_path):
+    from synthetic_results import _run
+
+    runs = [
+        _run("count", "rounding", 0, 0.3 + 0.1 * a, 0.5, "soft_round", {"alpha": a})
+        for a in (0.0, 1.0, 4.0)
+    ]
+    results = write_runs(tmp_path / "results", runs)
+    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    assert [p.name for p in out.figures] == ["sweep-count.png", "learning-count.png"]
+    check_report(tmp_path / "reports")

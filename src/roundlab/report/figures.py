@@ -56,7 +56,8 @@ def _figure(nrows: int, ncols: int, title: str):
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(PANEL[0] * ncols, PANEL[1] * nrows + 0.6),
+        # never narrower than the two-line title
+        figsize=(max(PANEL[0] * ncols, 8.0), PANEL[1] * nrows + 0.6),
         squeeze=False,
         layout="constrained",
     )
@@ -87,6 +88,7 @@ def _param_axis(ax, name: str, values: Sequence[float]) -> None:
         ax.set_xscale("symlog", linthresh=min(positive))
     else:
         ax.set_xscale("log")
+    ax.margins(x=0.08)  # markers at the first and last value stay whole
     # ticks at the values that ran, not at powers of ten the sweep never visited
     ax.set_xticks(list(values), [f"{v:g}" for v in values])
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
