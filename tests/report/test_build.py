@@ -133,3 +133,19 @@ def test_alpha_zero_and_a_single_seed_sweep_still_draw(tmp_path):
     out = build(results, tmp_path / "reports", tmp_path, gradients=False)
     assert [p.name for p in out.figures] == ["sweep-count.png", "learning-count.png"]
     check_report(tmp_path / "reports")
+
+
+def test_rows_worse_than_the_constant_baseline_in_range_win_nothing(tmp_path):
+    from synthetic_results import _run
+
+    runs = []
+    for s in range(3):
+        runs.append(_run("count", "regression", s, 0.6, 0.5))
+        runs.append(_run("count", "classification", s, 0.5, 0.7))
+        spiky = _run("count", "rounding", s, 0.0, 6.0, "spiky")
+        spiky.metrics["extrapolate"]["exact_match"] = 0.9  # a constant that happens to hit
+        runs.append(spiky)
+    build(write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False)
+    md = (tmp_path / "reports" / "report.md").read_text()
+    assert "**rounding · spiky**" not in md
+    assert "extrapolation exact match: **regression** is best" in md
