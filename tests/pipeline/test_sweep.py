@@ -152,3 +152,11 @@ def test_clean_removes_old_result_files_but_nothing_else(tmp_path):
 def test_conf_dir_is_the_repository_conf_tree():
     assert sweep.CONF_DIR == ROOT / "conf"
     assert (sweep.CONF_DIR / "config.yaml").is_file()
+
+
+def test_tiny_profile_stays_tiny_and_still_has_a_failure_and_a_sweep():
+    profile = sweep.load_profile(PARAMS, "tiny")
+    runs = [r for m in sweep.plan(profile) for r in m.runs]
+    assert len(runs) <= 12
+    assert "hard_round" in profile.activations  # the failed-runs section has something
+    assert any(len(v or ()) >= 2 for v in profile.activations.values())  # a sweep curve
