@@ -149,3 +149,19 @@ def test_rows_worse_than_the_constant_baseline_in_range_win_nothing(tmp_path):
     md = (tmp_path / "reports" / "report.md").read_text()
     assert "**rounding · spiky**" not in md
     assert "extrapolation exact match: **regression** is best" in md
+
+
+def test_controls_are_not_runners_up(tmp_path):
+    from synthetic_results import _run
+
+    runs = []
+    for s in range(3):
+        runs.append(_run("count", "regression", s, 0.6, 0.5))
+        runs.append(_run("count", "rounding", s, 0.6, 0.5, "identity"))  # the same model
+        runs.append(_run("count", "classification", s, 0.3, 0.9))
+    build(write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False)
+    md = (tmp_path / "reports" / "report.md").read_text()
+    assert (
+        "test exact match: **regression** is best; its interval does not overlap the "
+        "runner-up's (classification)" in md
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 from roundlab.report import figures, gradcheck
 from roundlab.report.document import Block, Bullets, Code, Figure, Heading, Paragraph, Table
 from roundlab.report.selection import (
+    CONTROLS,
     HEADLINE_COLUMNS,
     Config,
     best_overall,
@@ -54,8 +55,13 @@ def headline(dataset: str, configs: list[Config]) -> Headline:
     # A row worse than the constant predictor in range is no candidate in any column: spiky,
     # which can only output 0, would otherwise "win" extrapolation wherever 0 lies outside the
     # training range.
+    # Controls do not compete either: identity is regression under another name.
     floor = baseline[("test", "exact_match")].mean
-    candidates = [r for r in rows if r.metric("test", "exact_match").mean > floor]
+    candidates = [
+        r
+        for r in rows
+        if r.metric("test", "exact_match").mean > floor and r.activation not in CONTROLS
+    ]
     winners = [
         winner(candidates, split, metric, higher) for split, metric, higher in HEADLINE_COLUMNS
     ]
@@ -126,8 +132,8 @@ def headline_blocks(h: Headline, has_extrapolate: bool) -> list[Block]:
             tuple(rows),
             caption="mean ± 95% CI over seeds (t distribution). "
             "Bold: best in its column with an interval that does not overlap the "
-            "runner-up's. Only rows whose test exact match beats the constant baseline's "
-            "compete.",
+            "runner-up's. Controls, and rows whose test exact match does not beat the "
+            "constant baseline's, do not compete.",
         ),
         Bullets(tuple(verdicts)),
     ]
