@@ -72,8 +72,7 @@ class RunResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any], source: str = "<dict>") -> RunResult:
         known = {f.name for f in fields(cls)}
-        missing = [f.name for f in fields(cls) if f.name in ("status", "dataset", "approach", "seed")
-                   and f.name not in data]
+        missing = [key for key in ("status", "dataset", "approach", "seed") if key not in data]
         if missing:
             raise ValueError(f"{source}: not a roundlab result file, missing keys {missing}")
         version = data.get("format_version")
@@ -86,15 +85,21 @@ class RunResult:
 
 
 def variant_name(activation: str | None, params: dict[str, float] | None = None) -> str:
-    """``sigmoid_round-steepness=10`` for a rounding activation with its parameter, else ``default``."""
+    """``sigmoid_round-steepness=10`` for a rounding activation, ``default`` without one."""
     if not activation:
         return "default"
     params = params or {}
     return "-".join([activation, *(f"{k}={_fmt(v)}" for k, v in sorted(params.items()))])
 
 
-def result_path(results_dir: Path, dataset: str, approach: str, activation: str | None,
-                activation_params: dict[str, float] | None, seed: int) -> Path:
+def result_path(
+    results_dir: Path,
+    dataset: str,
+    approach: str,
+    activation: str | None,
+    activation_params: dict[str, float] | None,
+    seed: int,
+) -> Path:
     variant = variant_name(activation, activation_params)
     return Path(results_dir) / dataset / approach / variant / f"seed={seed}.json"
 
