@@ -104,6 +104,22 @@ def result_path(
     return Path(results_dir) / dataset / approach / variant / f"seed={seed}.json"
 
 
+def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Dotted config keys whose values differ between two runs' resolved configs.
+
+    The seed and where a run writes (``results_dir``, ``tracking``) are left out: two runs that
+    differ only there are the same setup. The result path encodes dataset, approach, rounding
+    activation and seed, so two runs of one path that differ elsewhere (``trainer.loss``,
+    ``model.hidden_sizes``) collide; this names what differs.
+    """
+    ignored = {"seed", "results_dir", "tracking"}
+    old_flat, new_flat = _flatten(old), _flatten(new)
+    keys = (old_flat.keys() | new_flat.keys()) - {
+        k for k in old_flat | new_flat if k.split(".")[0] in ignored
+    }
+    return sorted(k for k in keys if old_flat.get(k) != new_flat.get(k))
+
+
 def write(result: RunResult, path: Path) -> Path:
     """Write atomically (a crash never leaves half a file for the report to choke on)."""
     path = Path(path)
@@ -126,6 +142,16 @@ def read(path: Path) -> RunResult:
 def read_all(results_dir: Path) -> list[RunResult]:
     """Every result file below ``results_dir``, in a stable order."""
     return [read(p) for p in sorted(Path(results_dir).rglob("*.json"))]
+
+
+def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def _fmt(value: float) -> str:

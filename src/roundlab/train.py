@@ -113,6 +113,7 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
         log.exception("training crashed")
         result.status, result.error = FAILED, f"{type(err).__name__}: {err}"
     result.duration_s = time.perf_counter() - started
+    _warn_if_replacing_another_setup(path, result)
     results.write(result, path)
     if tracker is not None:
         tracker.finish(result, OmegaConf.to_yaml(cfg), path)
@@ -121,6 +122,24 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     else:
         log.warning("%s FAILED: %s", path, result.error)
     return result
+
+
+def _warn_if_replacing_another_setup(path: Path, result: RunResult) -> None:
+    """A rerun replaces its own result file; a run of another setup at the same path (a sweep
+    over trainer.loss, say) would silently take its place, so say which keys differ."""
+    if not path.exists():
+        return
+    try:
+        changed = results.setup_differences(results.read(path).config, result.config)
+    except ValueError:  # an unreadable old file: nothing worth keeping
+        return
+    if changed:
+        log.warning(
+            "%s held a run of another configuration (%s differ) and is replaced; give runs "
+            "that differ there their own results_dir=...",
+            path,
+            ", ".join(changed),
+        )
 
 
 def _fit_and_evaluate(cfg: DictConfig, dataset: Any, approach: Any, result: RunResult) -> bool:

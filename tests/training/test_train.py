@@ -137,3 +137,18 @@ def test_tracking_can_be_switched_off(compose):
 def test_failed_jobs_return_the_worst_objective_value():
     assert worst(maximise=True) == -math.inf
     assert worst(maximise=False) == math.inf
+
+
+def test_replacing_a_result_of_another_setup_names_the_keys_that_differ(compose, caplog):
+    train(compose("approach=regression"))
+    with caplog.at_level("WARNING", logger="roundlab.train"):
+        train(compose("approach=regression", "trainer.loss=huber", "seed=0"))
+    replaced = [r.getMessage() for r in caplog.records if "is replaced" in r.getMessage()]
+    assert len(replaced) == 1 and "trainer.loss differ" in replaced[0]
+
+
+def test_rerunning_the_same_setup_replaces_its_result_without_a_warning(compose, caplog):
+    train(compose("approach=regression", "trainer.epochs=2"))
+    with caplog.at_level("WARNING", logger="roundlab.train"):
+        train(compose("approach=regression", "trainer.epochs=2"))
+    assert not [r for r in caplog.records if "is replaced" in r.getMessage()]
