@@ -69,38 +69,48 @@ class SizedConfig(DatasetConfig):
         )
 
 
-def _check_box(cfg: AffineConfig | PoissonConfig) -> None:
-    require(len(cfg.weights) >= 1, "weights must hold one weight per feature", weights=cfg.weights)
-    require(
-        all(math.isfinite(w) for w in cfg.weights), "weights must be finite", weights=cfg.weights
-    )
-    require(math.isfinite(cfg.bias), "bias must be finite", bias=cfg.bias)
-    require(
-        math.isfinite(cfg.low) and math.isfinite(cfg.high) and cfg.low < cfg.high,
-        "the feature box [low, high] must be a non-empty finite range (low < high)",
-        low=cfg.low,
-        high=cfg.high,
-    )
-    require(
-        math.isfinite(cfg.extrapolate_margin) and cfg.extrapolate_margin > 0,
-        "extrapolate_margin must be a positive finite number",
-        extrapolate_margin=cfg.extrapolate_margin,
-    )
-
-
 @dataclass
-class AffineConfig(SizedConfig):
-    generator: str = "affine"
+class BoxConfig(SizedConfig):
+    """Features uniform in the box [low, high]^d around a linear predictor w·x + b; the
+    extrapolate split comes from the box widened by ``extrapolate_margin·(high − low)``."""
+
     weights: list[float] = MISSING
     bias: float = MISSING
     low: float = MISSING
     high: float = MISSING
-    noise: float = MISSING
     extrapolate_margin: float = MISSING
 
     def check(self) -> None:
         super().check()
-        _check_box(self)
+        require(
+            len(self.weights) >= 1, "weights must hold one weight per feature", weights=self.weights
+        )
+        require(
+            all(math.isfinite(w) for w in self.weights),
+            "weights must be finite",
+            weights=self.weights,
+        )
+        require(math.isfinite(self.bias), "bias must be finite", bias=self.bias)
+        require(
+            math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high,
+            "the feature box [low, high] must be a non-empty finite range (low < high)",
+            low=self.low,
+            high=self.high,
+        )
+        require(
+            math.isfinite(self.extrapolate_margin) and self.extrapolate_margin > 0,
+            "extrapolate_margin must be a positive finite number",
+            extrapolate_margin=self.extrapolate_margin,
+        )
+
+
+@dataclass
+class AffineConfig(BoxConfig):
+    generator: str = "affine"
+    noise: float = MISSING
+
+    def check(self) -> None:
+        super().check()
         require(
             math.isfinite(self.noise) and self.noise >= 0,
             "noise must be a finite standard deviation >= 0",
@@ -109,17 +119,11 @@ class AffineConfig(SizedConfig):
 
 
 @dataclass
-class PoissonConfig(SizedConfig):
+class PoissonConfig(BoxConfig):
     generator: str = "poisson"
-    weights: list[float] = MISSING
-    bias: float = MISSING
-    low: float = MISSING
-    high: float = MISSING
-    extrapolate_margin: float = MISSING
 
     def check(self) -> None:
         super().check()
-        _check_box(self)
         margin = self.extrapolate_margin * (self.high - self.low)
         low, high = self.low - margin, self.high + margin
         top = self.bias + sum(max(w * low, w * high) for w in self.weights)
