@@ -135,36 +135,50 @@ class PoissonConfig(BoxConfig):
         )
 
 
-def _check_label_window(cfg: CountConfig | DigitSumConfig, top: int) -> None:
-    require(
-        0 <= cfg.train_label_min <= cfg.train_label_max <= top,
-        f"the training labels must satisfy 0 <= train_label_min <= train_label_max <= {top}",
-        train_label_min=cfg.train_label_min,
-        train_label_max=cfg.train_label_max,
-    )
-    require(
-        cfg.n_extrapolate == 0 or cfg.train_label_min > 0 or cfg.train_label_max < top,
-        f"an extrapolate split needs labels outside train_label_min..train_label_max, which "
-        f"cover every label 0..{top}: narrow them or set n_extrapolate=0",
-        train_label_min=cfg.train_label_min,
-        train_label_max=cfg.train_label_max,
-        n_extrapolate=cfg.n_extrapolate,
-    )
-
-
 @dataclass
-class CountConfig(SizedConfig):
-    generator: str = "count"
-    n_features: int = MISSING
-    threshold: float = MISSING
+class LabelWindowConfig(SizedConfig):
+    """Labels 0..``label_top()``: train/val/test keep ``train_label_min..train_label_max``, the
+    extrapolate split keeps the labels outside that window."""
+
     train_label_min: int = MISSING
     train_label_max: int = MISSING
 
+    def label_top(self) -> int:
+        raise NotImplementedError
+
     def check(self) -> None:
         super().check()
+        top = self.label_top()
+        require(
+            0 <= self.train_label_min <= self.train_label_max <= top,
+            f"the training labels must satisfy 0 <= train_label_min <= train_label_max <= {top}",
+            train_label_min=self.train_label_min,
+            train_label_max=self.train_label_max,
+        )
+        require(
+            self.n_extrapolate == 0 or self.train_label_min > 0 or self.train_label_max < top,
+            f"an extrapolate split needs labels outside train_label_min..train_label_max, which "
+            f"cover every label 0..{top}: narrow them or set n_extrapolate=0",
+            train_label_min=self.train_label_min,
+            train_label_max=self.train_label_max,
+            n_extrapolate=self.n_extrapolate,
+        )
+
+
+@dataclass
+class CountConfig(LabelWindowConfig):
+    generator: str = "count"
+    n_features: int = MISSING
+    threshold: float = MISSING
+
+    def label_top(self) -> int:
+        return self.n_features
+
+    def check(self) -> None:
+        # n_features first: it bounds the label window that the base class checks.
         require(self.n_features >= 1, "n_features must be >= 1", n_features=self.n_features)
         require(0 < self.threshold < 1, "threshold must be in (0, 1)", threshold=self.threshold)
-        _check_label_window(self, self.n_features)
+        super().check()
 
 
 def _check_fractions(first: str, a: float, second: str, b: float) -> None:
@@ -176,17 +190,17 @@ def _check_fractions(first: str, a: float, second: str, b: float) -> None:
 
 
 @dataclass
-class DigitSumConfig(SizedConfig):
+class DigitSumConfig(LabelWindowConfig):
     generator: str = "digit_sum"
     val_images: float = MISSING
     test_images: float = MISSING
-    train_label_min: int = MISSING
-    train_label_max: int = MISSING
+
+    def label_top(self) -> int:
+        return DIGIT_SUM_MAX
 
     def check(self) -> None:
-        super().check()
         _check_fractions("val_images", self.val_images, "test_images", self.test_images)
-        _check_label_window(self, DIGIT_SUM_MAX)
+        super().check()
 
 
 @dataclass
