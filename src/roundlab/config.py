@@ -22,7 +22,6 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 from roundlab import activations, paths
 from roundlab.results import METRICS, SPLITS
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 APPROACHES = ("classification", "regression", "rounding")
 LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
@@ -133,7 +132,7 @@ def compose(
     from hydra import initialize_config_dir
 
     register_configs()
-    with initialize_config_dir(config_dir=str(config_dir or CONF_DIR), version_base="1.3"):
+    with initialize_config_dir(config_dir=str(config_dir or paths.CONF_DIR), version_base="1.3"):
         return hydra_compose(
             "config", overrides=list(overrides), return_hydra_config=return_hydra_config
         )

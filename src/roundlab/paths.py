@@ -11,6 +11,10 @@ import os
 from pathlib import Path
 
 ROOT_MARKERS = ("dvc.yaml", "pyproject.toml")
+# The Hydra config tree of the source checkout (roundlab is installed editable from it).
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+# The sweep's plan and timings, written by the sweep stage beside the result files.
+SWEEP_MANIFEST = "_sweep.yaml"
 
 
 def project_root(start: Path | None = None) -> Path:

@@ -34,8 +34,8 @@ import yaml
 
 from roundlab import paths, results
 
-MANIFEST = "_sweep.yaml"
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"  # the Hydra tree roundlab.train uses
+MANIFEST = paths.SWEEP_MANIFEST
+CONF_DIR = paths.CONF_DIR
 APPROACHES_WITHOUT_ACTIVATION = ("classification", "regression")
 PROFILE_KEYS = {
     "datasets",

@@ -8,13 +8,10 @@ out of the Hydra task, so the sweep goes on; it returns the worst objective valu
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import os
-import platform
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +23,9 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import callbacks, config, device, results  # noqa: E402
+from roundlab import callbacks, config, device, paths, results  # noqa: E402
 from roundlab.results import FAILED, FINISHED, RunResult  # noqa: E402
+from roundlab.versions import package_versions  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +78,7 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
         activation=activation.name if activation else None,
         activation_params=dict(activation.params) if activation else {},
         config=OmegaConf.to_container(cfg),
-        versions=_versions(),
+        versions=package_versions(),
         device=str(dev),
     )
     path = results.result_path(
@@ -269,29 +267,12 @@ def _resolved(cfg: DictConfig) -> DictConfig:
     return cfg
 
 
-def _versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
-    for dist in (
-        "roundlab",
-        "tensorflow",
-        "tensorflow-cpu",
-        "keras",
-        "numpy",
-        "hydra-core",
-        "omegaconf",
-        "mlflow",
-    ):
-        with contextlib.suppress(metadata.PackageNotFoundError):  # tensorflow or -cpu
-            versions[dist] = metadata.version(dist)
-    return versions
-
-
 def worst(maximise: bool) -> float:
     """What a failed job returns to a sweeper: the worst possible value of the objective."""
     return -math.inf if maximise else math.inf
 
 
-@hydra.main(config_path=str(config.CONF_DIR), config_name="config", version_base="1.3")
+@hydra.main(config_path=str(paths.CONF_DIR), config_name="config", version_base="1.3")
 def hydra_task(cfg: DictConfig) -> float:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN

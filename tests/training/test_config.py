@@ -6,7 +6,7 @@ import sys
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
-from roundlab import activations, config
+from roundlab import activations, config, paths
 
 
 def _validated(compose, *overrides):
@@ -16,7 +16,7 @@ def _validated(compose, *overrides):
 
 
 def test_every_activation_has_a_config_file_and_every_file_an_activation():
-    files = {p.stem for p in (config.CONF_DIR / "activation").glob("*.yaml")}
+    files = {p.stem for p in (paths.CONF_DIR / "activation").glob("*.yaml")}
     assert files == set(activations.names())
 
 
@@ -108,7 +108,7 @@ def test_experiment_is_named_after_the_dataset_by_default(compose):
     assert cfg.tracking.experiment == cfg.dataset.name
 
 
-EXPERIMENTS = sorted(p.stem for p in (config.CONF_DIR / "experiment").glob("*.yaml"))
+EXPERIMENTS = sorted(p.stem for p in (paths.CONF_DIR / "experiment").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

@@ -32,7 +32,7 @@ def compose_config(
     It initialises Hydra for the call, so it is for scripts and tests: inside a running
     ``@hydra.main`` app (one Hydra at a time) use the app's composed ``cfg.dataset``.
     """
-    conf = Path(conf_dir) if conf_dir else paths.project_root() / "conf"
+    conf = Path(conf_dir) if conf_dir else paths.CONF_DIR
     file = conf / "dataset" / f"{name}.yaml"
     if not file.is_file():
         known = sorted(p.stem for p in (conf / "dataset").glob("*.yaml"))

@@ -11,13 +11,15 @@ from pathlib import Path
 
 import yaml
 
+from roundlab import paths
 from roundlab import results as results_io
 from roundlab.report import environment, render, sections
 from roundlab.report.document import Document, Heading, Paragraph
 from roundlab.report.selection import Config, group
+from roundlab.versions import package_versions
 
 TITLE = "roundlab: training networks whose targets are integers"
-MANIFEST = "_sweep.yaml"  # written by the sweep stage next to the result files
+MANIFEST = paths.SWEEP_MANIFEST
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def _environment(runs, manifest: dict, root: Path, report_s: float) -> dict[str,
             k: str(v) for k, v in environment.devices(runs).items()
         },
         "Package versions recorded by the training runs": environment.recorded_versions(runs),
-        "Package versions that built this report": environment.package_versions(),
+        "Package versions that built this report": package_versions(),
     }
 
 

@@ -3,41 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import platform
 import subprocess
 from collections import Counter
-from importlib import metadata
 from pathlib import Path
 
 import yaml
 
 from roundlab.results import RunResult
-
-# The distributions whose versions change results or their reading.
-PACKAGES = (
-    "tensorflow",
-    "tensorflow-cpu",
-    "keras",
-    "numpy",
-    "scipy",
-    "scikit-learn",
-    "hydra-core",
-    "omegaconf",
-    "mlflow",
-    "dvc",
-    "matplotlib",
-)
-
-
-def package_versions() -> dict[str, str]:
-    """Installed versions of :data:`PACKAGES` (absent ones left out) and Python's."""
-    out = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
 
 
 def recorded_versions(results: list[RunResult]) -> dict[str, str]:

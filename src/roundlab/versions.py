@@ -1,0 +1,33 @@
+"""The versions that change results or their reading, recorded by every run and the report."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+
+# tensorflow and tensorflow-cpu ship the same import package: whichever is installed is listed.
+PACKAGES = (
+    "roundlab",
+    "tensorflow",
+    "tensorflow-cpu",
+    "keras",
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "hydra-core",
+    "omegaconf",
+    "mlflow",
+    "dvc",
+    "matplotlib",
+)
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of :data:`PACKAGES` (absent ones left out) and Python's."""
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
