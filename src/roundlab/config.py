@@ -19,14 +19,13 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from roundlab import activations, paths
-from roundlab.results import METRICS, SPLITS
+from roundlab import activations, approaches, paths
+from roundlab.engine.early_stopping import MAXIMISED, MONITORS, EarlyStopping
+from roundlab.results import EVAL_SPLITS, METRICS
+from roundlab.runs import activation_params
 
-APPROACHES = ("classification", "regression", "rounding")
 LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
-# Metrics where larger is better; the others (mae, rmse) are minimised.
-MAXIMISED = ("exact_match", "within_one")
 
 
 # ${roundlab.results_dir:} and ${roundlab.tracking_uri:} in conf/: the project's defaults,
@@ -58,6 +57,16 @@ class ModelConfig:
 
 
 @dataclass
+class EarlyStoppingConfig:
+    # Stop once `monitor` (a validation history key) has not improved by more than min_delta
+    # for `patience` epochs, and keep the best epoch's weights.
+    enabled: bool = True
+    monitor: str = "val_loss"
+    patience: int = 10
+    min_delta: float = 0.0
+
+
+@dataclass
 class TrainerConfig:
     optimizer: str = "adam"
     learning_rate: float = 1e-3
@@ -75,6 +84,7 @@ class TrainerConfig:
     jit_compile: str = "auto"
     mixed_precision: bool = False
     verbose: int = 0
+    early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
 
 
 @dataclass
@@ -138,18 +148,13 @@ def compose(
         )
 
 
-def activation_params(cfg: DictConfig) -> dict[str, float]:
-    """The output activation's parameters as the config gives them (``name`` left out)."""
-    return {k: v for k, v in OmegaConf.to_container(cfg.activation).items() if k != "name"}
-
-
 def objective(cfg: DictConfig) -> tuple[str, str, bool]:
     """``(split, metric, maximise)`` of ``cfg.objective``."""
     split, _, metric = cfg.objective.partition("/")
-    if split not in SPLITS or metric not in METRICS:
+    if split not in EVAL_SPLITS or metric not in METRICS:
         raise ConfigError(
-            f"objective must be <split>/<metric> with split in {SPLITS} and metric in {METRICS}. "
-            f"Received: objective={cfg.objective!r}"
+            f"objective must be <split>/<metric> with split in {EVAL_SPLITS} and metric in "
+            f"{METRICS}. Received: objective={cfg.objective!r}"
         )
     return split, metric, metric in MAXIMISED
 
@@ -165,11 +170,26 @@ def jit_setting(cfg: DictConfig) -> bool | None:
     return None if value == "auto" else value == "true"
 
 
+def jit_enabled(cfg: DictConfig, supports_jit: bool) -> bool:
+    """Whether the model runs under XLA: ``trainer.jit_compile``, or for auto, when every layer
+    can be compiled and op determinism is off (Keras compiles nothing with XLA under it)."""
+    jit = jit_setting(cfg)
+    return supports_jit and not cfg.trainer.deterministic if jit is None else jit
+
+
+def early_stopping(cfg: DictConfig) -> EarlyStopping | None:
+    """``trainer.early_stopping`` as the engines take it; None when disabled."""
+    es = cfg.trainer.early_stopping
+    if not es.enabled:
+        return None
+    return EarlyStopping(monitor=es.monitor, patience=es.patience, min_delta=es.min_delta)
+
+
 def validate(cfg: DictConfig) -> None:
     """Everything the types cannot check; raises :class:`ConfigError` naming key and value."""
-    if cfg.approach.name not in APPROACHES:
-        _fail("approach.name", cfg.approach.name, f"must be one of {APPROACHES}")
-    params = activation_params(cfg)
+    if cfg.approach.name not in approaches.names():
+        _fail("approach.name", cfg.approach.name, f"must be one of {approaches.names()}")
+    params = activation_params(cfg.activation)
     try:
         activations.get(cfg.activation.name, **params)
     except ValueError as err:
@@ -192,6 +212,7 @@ def validate(cfg: DictConfig) -> None:
     if t.huber_delta <= 0:
         _fail("trainer.huber_delta", t.huber_delta, "must be > 0")
     _check_optimizer(t.optimizer)
+    _check_early_stopping(t.early_stopping)
     if jit_setting(cfg) and t.deterministic:
         _fail(
             "trainer.jit_compile",
@@ -215,7 +236,7 @@ def _roundlab_activations(cfg: DictConfig) -> list[str]:
     """The roundlab activations the model will contain."""
     hidden = cfg.model.hidden_activation
     used = [hidden] if hidden in activations.names() else []
-    if cfg.approach.name == "rounding":
+    if approaches.get(cfg.approach.name).uses_activation:
         used.append(cfg.activation.name)
     return used
 
@@ -244,6 +265,16 @@ def _check_hidden_activation(name: str, params: dict[str, float]) -> None:
             f"model.hidden_activation must be a Keras activation or one of "
             f"{activations.names()}. Received: model.hidden_activation={name!r}"
         ) from err
+
+
+def _check_early_stopping(es: DictConfig) -> None:
+    monitors = list(MONITORS)
+    if es.patience < 1:
+        _fail("trainer.early_stopping.patience", es.patience, "must be >= 1")
+    if es.min_delta < 0:
+        _fail("trainer.early_stopping.min_delta", es.min_delta, "must be >= 0")
+    if es.monitor not in monitors:
+        _fail("trainer.early_stopping.monitor", es.monitor, f"must be one of {monitors}")
 
 
 def _check_optimizer(name: str) -> None:

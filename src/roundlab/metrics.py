@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# The metrics computed in-graph every epoch (Keras history keys, val_ prefixed on validation).
+EPOCH_METRICS = ("exact_match", "mae", "within_one")
+
 
 def round_half_even(x: np.ndarray) -> np.ndarray:
     """``np.rint`` as int64: the readout of the regression and rounding approaches."""

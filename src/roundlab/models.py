@@ -8,7 +8,7 @@ from typing import Any
 import keras
 
 from roundlab import activations
-from roundlab.approaches import Approach
+from roundlab.approaches.head import Approach
 from roundlab.device import float32_policy
 
 
@@ -20,6 +20,7 @@ class Network:
     model: keras.Model
     pre_activation: keras.Model
     head: list[keras.layers.Layer]
+    activation_names: tuple[str, ...]  # the hidden and output activations, for messages
 
     @property
     def supports_jit(self) -> bool:
@@ -45,7 +46,10 @@ def build_mlp(n_features: int, model_cfg: Any, approach: Approach) -> Network:
     for layer in approach.head:
         out = layer(out)
     model = keras.Model(inputs, out, name=f"mlp_{approach.name}")
-    return Network(model, keras.Model(inputs, z), list(approach.head))
+    used = [model_cfg.hidden_activation] + (
+        [approach.activation.name] if approach.activation else []
+    )
+    return Network(model, keras.Model(inputs, z), list(approach.head), tuple(used))
 
 
 def _hidden_activation(model_cfg: Any, index: int) -> keras.layers.Layer:

@@ -4,9 +4,8 @@ Training writes it (finished or failed), DVC tracks the directory, and the repor
 so the report can be rebuilt from DVC-tracked files alone. MLflow receives the same content for
 browsing but is never read by the report.
 
-Layout: ``<results_dir>/<dataset>/<approach>/<variant>/seed=<seed>.json`` where ``variant`` is
-``<activation>`` or ``<activation>-<param>=<value>`` for the rounding approach and ``default``
-otherwise; :func:`result_path` derives it.
+Layout: ``<results_dir>/<dataset>/<approach>/<variant>/seed=<seed>.json``, the run's
+:class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
 """
 
 from __future__ import annotations
@@ -17,11 +16,14 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-FORMAT_VERSION = 1
+from roundlab.runs import RunKey
+
+FORMAT_VERSION = 2
 FINISHED = "FINISHED"
 FAILED = "FAILED"
 STATUSES = (FINISHED, FAILED)
-SPLITS = ("val", "test", "extrapolate")
+# The splits a run is evaluated on (the training split is not).
+EVAL_SPLITS = ("val", "test", "extrapolate")
 METRICS = ("exact_match", "mae", "rmse", "within_one")
 
 
@@ -47,6 +49,10 @@ class RunResult:
     baseline: dict[str, dict[str, float]] = field(default_factory=dict)
     zero_grad_fraction: float | None = None
     history: dict[str, list[float]] = field(default_factory=dict)
+    best_epoch: int | None = None
+    epochs_run: int | None = None
+    converged: bool | None = None
+    engine: dict[str, Any] = field(default_factory=dict)
     duration_s: float | None = None
     versions: dict[str, str] = field(default_factory=dict)
     device: str | None = None
@@ -59,8 +65,14 @@ class RunResult:
             raise ValueError(f"status must be one of {STATUSES}. Received: status={self.status!r}")
 
     @property
+    def key(self) -> RunKey:
+        return RunKey.of(
+            self.dataset, self.approach, self.activation, self.activation_params, self.seed
+        )
+
+    @property
     def variant(self) -> str:
-        return variant_name(self.activation, self.activation_params)
+        return self.key.variant
 
     @property
     def ok(self) -> bool:
@@ -84,26 +96,6 @@ class RunResult:
         return cls(**{k: v for k, v in data.items() if k in known})
 
 
-def variant_name(activation: str | None, params: dict[str, float] | None = None) -> str:
-    """``sigmoid_round-steepness=10`` for a rounding activation, ``default`` without one."""
-    if not activation:
-        return "default"
-    params = params or {}
-    return "-".join([activation, *(f"{k}={_fmt(v)}" for k, v in sorted(params.items()))])
-
-
-def result_path(
-    results_dir: Path,
-    dataset: str,
-    approach: str,
-    activation: str | None,
-    activation_params: dict[str, float] | None,
-    seed: int,
-) -> Path:
-    variant = variant_name(activation, activation_params)
-    return Path(results_dir) / dataset / approach / variant / f"seed={seed}.json"
-
-
 def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Dotted config keys whose values differ between two runs' resolved configs.
 
@@ -113,7 +105,7 @@ def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     ``model.hidden_sizes``) collide; this names what differs.
     """
     ignored = {"seed", "results_dir", "tracking"}
-    old_flat, new_flat = _flatten(old), _flatten(new)
+    old_flat, new_flat = flatten(old), flatten(new)
     keys = (old_flat.keys() | new_flat.keys()) - {
         k for k in old_flat | new_flat if k.split(".")[0] in ignored
     }
@@ -144,18 +136,16 @@ def read_all(results_dir: Path) -> list[RunResult]:
     return [read(p) for p in sorted(Path(results_dir).rglob("*.json"))]
 
 
-def _flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; lists and empty mappings stay whole values."""
     flat: dict[str, Any] = {}
     for key, value in tree.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}."))
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            flat.update(flatten(value, f"{name}."))
         else:
-            flat[f"{prefix}{key}"] = value
+            flat[name] = value
     return flat
-
-
-def _fmt(value: float) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _jsonable(value: Any) -> Any:

@@ -32,11 +32,14 @@ from typing import Any
 
 import yaml
 
-from roundlab import paths, results
+from roundlab import approaches as approach_catalogue
+from roundlab import paths
+from roundlab.runs import RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
-CONF_DIR = paths.CONF_DIR
-APPROACHES_WITHOUT_ACTIVATION = ("classification", "regression")
+APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
+# The approach whose runs vary by output activation: the profile's `activations` are its runs.
+ROUNDING = next(a for a in approach_catalogue.names() if approach_catalogue.get(a).uses_activation)
 PROFILE_KEYS = {
     "datasets",
     "seeds",
@@ -157,25 +160,21 @@ class Multirun:
 
     family: str
     overrides: tuple[str, ...]
-    runs: tuple[tuple[str, str, str | None, dict[str, float], int], ...]  # for result_path
+    runs: tuple[RunKey, ...]
 
     def result_files(self, results_dir: Path) -> list[Path]:
-        return [results.result_path(results_dir, *run) for run in self.runs]
+        return [run.result_path(results_dir) for run in self.runs]
 
 
 def _values(values: tuple[float, ...]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
-def activation_param(name: str, conf_dir: Path = CONF_DIR) -> str | None:
-    """The parameter key of ``conf/activation/<name>.yaml`` (None when it has none), read from
-    the config file so that planning needs no TensorFlow import."""
-    path = conf_dir / "activation" / f"{name}.yaml"
-    if not path.is_file():
-        known = sorted(p.stem for p in path.parent.glob("*.yaml"))
-        raise ValueError(f"activation must be one of {known}. Received: name={name!r}")
-    keys = [k for k in (yaml.safe_load(path.read_text()) or {}) if k not in ("defaults", "name")]
-    return keys[0] if keys else None
+def activation_param(name: str) -> str | None:
+    """The parameter of the activation ``name`` (None when it has none), from the catalogue."""
+    from roundlab import activations
+
+    return activations.spec(name).param
 
 
 def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
@@ -202,7 +201,7 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
     seeds, out = profile.seeds, []
     if profile.approaches:
         runs = tuple(
-            (d, a, None, {}, s) for d in datasets for a in profile.approaches for s in seeds
+            RunKey.of(d, a, seed=s) for d in datasets for a in profile.approaches for s in seeds
         )
         out.append(Multirun("approaches", (f"approach={','.join(profile.approaches)}",), runs))
     plain = [a for a, v in profile.activations.items() if v is None]
@@ -213,9 +212,11 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
                 f"{param_of(act)!r}. Received: null"
             )
     if plain:
-        runs = tuple((d, "rounding", a, {}, s) for d in datasets for a in plain for s in seeds)
+        runs = tuple(
+            RunKey.of(d, ROUNDING, a, seed=s) for d in datasets for a in plain for s in seeds
+        )
         out.append(
-            Multirun("activations", ("approach=rounding", f"activation={','.join(plain)}"), runs)
+            Multirun("activations", (f"approach={ROUNDING}", f"activation={','.join(plain)}"), runs)
         )
     for act, values in profile.activations.items():
         if values is None:
@@ -227,12 +228,19 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
                 f"write `{act}: null`. Received: {list(values)}"
             )
         runs = tuple(
-            (d, "rounding", act, {param: v}, s) for d in datasets for v in values for s in seeds
+            RunKey.of(d, ROUNDING, act, {param: v}, s)
+            for d in datasets
+            for v in values
+            for s in seeds
         )
         out.append(
             Multirun(
                 act,
-                ("approach=rounding", f"activation={act}", f"activation.{param}={_values(values)}"),
+                (
+                    f"approach={ROUNDING}",
+                    f"activation={act}",
+                    f"activation.{param}={_values(values)}",
+                ),
                 runs,
             )
         )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab import paths
+from roundlab.results import flatten
 
 log = logging.getLogger(__name__)
 
@@ -206,13 +207,16 @@ class RunTracker:
                 metrics += [
                     Metric(f"{prefix}{split}/{k}", float(v), now, 0) for k, v in values.items()
                 ]
-        for key in ("zero_grad_fraction", "duration_s"):
+        for key in ("zero_grad_fraction", "duration_s", "best_epoch", "epochs_run"):
             if getattr(result, key) is not None:
                 metrics.append(Metric(key, float(getattr(result, key)), now, 0))
         for i in range(0, len(metrics), 1000):
             self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000])
         if result.device:
             self._client.set_tag(self.run_id, "roundlab.device", result.device)
+        for key, value in result.engine.items():
+            tag = "roundlab.engine" if key == "name" else f"roundlab.{key}"
+            self._client.set_tag(self.run_id, tag, str(value).lower())
         self._client.set_tag(self.run_id, "roundlab.result_file", str(result_file))
         if result.error:
             self._client.set_tag(self.run_id, ERROR_TAG, result.error[:MAX_TAG])
@@ -235,18 +239,6 @@ class RunTracker:
     def _disable(self, err: Exception) -> None:
         log.warning("MLflow tracking switched off for this run: %s: %s", type(err).__name__, err)
         self.run_id = None
-
-
-def flatten(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; lists stay whole (``model.hidden_sizes``)."""
-    flat: dict[str, Any] = {}
-    for key, value in config.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
-            flat.update(flatten(value, f"{name}."))
-        else:
-            flat[name] = value
-    return flat
 
 
 def write_history_csv(history: dict[str, list[float]], path: Path) -> None:

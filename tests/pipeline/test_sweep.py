@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roundlab import sweep
+from roundlab import paths, sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = ROOT / "params.yaml"
@@ -150,8 +150,8 @@ def test_clean_removes_old_result_files_but_nothing_else(tmp_path):
 
 
 def test_conf_dir_is_the_repository_conf_tree():
-    assert sweep.CONF_DIR == ROOT / "conf"
-    assert (sweep.CONF_DIR / "config.yaml").is_file()
+    assert paths.CONF_DIR == ROOT / "conf"
+    assert (paths.CONF_DIR / "config.yaml").is_file()
 
 
 def test_tiny_profile_stays_tiny_and_still_has_a_failure_and_a_sweep():

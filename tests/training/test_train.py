@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from roundlab import results, tracking
+from roundlab.runs import RunKey
 from roundlab.train import train, worst
 
 
@@ -32,17 +33,19 @@ def test_each_approach_beats_the_constant_baseline(compose, overrides):
         got, base = result.metrics[split], result.baseline[split]
         assert got["exact_match"] > base["exact_match"] + 0.05, (split, got, base)
         assert got["mae"] < base["mae"], (split, got, base)
-    # The in-graph per-epoch metric reads out like the final evaluation.
-    last_epoch = result.history["val_exact_match"][-1]
-    assert last_epoch == pytest.approx(result.metrics["val"]["exact_match"])
+    # Early stopping keeps the best epoch's weights: its in-graph per-epoch metric reads out
+    # like the final evaluation.
+    kept = result.history["val_exact_match"][result.best_epoch]
+    assert kept == pytest.approx(result.metrics["val"]["exact_match"])
+    assert result.history["val_loss"][result.best_epoch] == min(result.history["val_loss"])
 
 
 def test_result_file_is_written_where_result_path_says_with_the_run_recorded(compose, tmp_path):
     cfg = compose("approach=rounding", "activation=sigmoid_round", "activation.steepness=5")
     result = train(cfg)
-    path = results.result_path(
-        tmp_path / "results", "count", "rounding", "sigmoid_round", {"steepness": 5.0}, 0
-    )
+    key = RunKey.of("count", "rounding", "sigmoid_round", {"steepness": 5.0}, seed=0)
+    path = key.result_path(tmp_path / "results")
+    assert result.key == key
     assert path.name == "seed=0.json" and path.parent.name == "sigmoid_round-steepness=5"
     saved = results.read(path)
     assert saved.to_dict() == results.read(results.write(result, tmp_path / "again.json")).to_dict()

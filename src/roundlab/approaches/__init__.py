@@ -1,0 +1,75 @@
+"""The ways to predict an integer, each declared once: its head, loss and readout.
+
+======================  ==========================  ==================  ========================
+name                    head                        loss                readout
+======================  ==========================  ==================  ========================
+classification          K logits, one per training  softmax             argmax + lowest label
+                        label                       cross-entropy       (in range only)
+regression              one linear unit             MSE or Huber        round half to even
+rounding                one linear unit + rounding  MSE                 round half to even
+                        activation
+======================  ==========================  ==================  ========================
+
+``get(name)`` returns the catalogue entry, ``build(cfg, y_train)`` the
+:class:`roundlab.approaches.head.Approach` a config asks for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from roundlab.approaches.head import Approach
+
+
+@dataclass(frozen=True)
+class ApproachSpec:
+    """One catalogue entry. ``uses_activation``: the ``activation`` config group matters (only
+    rounding); ``in_range_only``: it cannot predict a label outside the training label range.
+    Its builder is ``roundlab.approaches.<name>.build``, imported when first used, so that
+    planning a sweep from the catalogue imports no TensorFlow."""
+
+    name: str
+    uses_activation: bool
+    in_range_only: bool
+
+    def build(self, cfg: Any, y_train: np.ndarray) -> Approach:
+        return importlib.import_module(f"roundlab.approaches.{self.name}").build(cfg, y_train)
+
+
+_CATALOGUE = {
+    spec.name: spec
+    for spec in (
+        ApproachSpec("classification", uses_activation=False, in_range_only=True),
+        ApproachSpec("regression", uses_activation=False, in_range_only=False),
+        ApproachSpec("rounding", uses_activation=True, in_range_only=False),
+    )
+}
+
+
+def names() -> tuple[str, ...]:
+    """Every approach, in the order reports list them."""
+    return tuple(_CATALOGUE)
+
+
+def without_activation() -> tuple[str, ...]:
+    """The approaches whose runs do not depend on the ``activation`` group."""
+    return tuple(n for n, s in _CATALOGUE.items() if not s.uses_activation)
+
+
+def get(name: str) -> ApproachSpec:
+    try:
+        return _CATALOGUE[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"approach.name must be one of {names()}. Received: approach.name={name!r}"
+        ) from None
+
+
+def build(cfg: Any, y_train: np.ndarray) -> Approach:
+    """The approach named by ``cfg.approach.name``, fitted to the training labels' range."""
+    return get(cfg.approach.name).build(cfg, y_train)

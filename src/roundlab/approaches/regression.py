@@ -1,0 +1,18 @@
+"""regression: one linear unit trained with ``trainer.loss`` (MSE or Huber), rounded at readout.
+
+The answer "regress, then round afterwards" of the Q&A thread "What activation function should I
+use to enforce rounding-like behaviour?".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from roundlab.approaches.head import Approach, huber, mse, scalar_head
+
+
+def build(cfg: Any, y_train: np.ndarray) -> Approach:
+    loss = huber(cfg.trainer.huber_delta) if cfg.trainer.loss == "huber" else mse
+    return scalar_head("regression", y_train, loss)

@@ -1,0 +1,84 @@
+"""One run, trained by Keras ``fit``: the path every job can take (numpy-backed activations
+and dropout included)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import keras
+import numpy as np
+
+from roundlab import models
+from roundlab.approaches.head import Approach
+from roundlab.engine.early_stopping import EarlyStopping, best_epoch
+from roundlab.engine.outcome import Fitted, TrainingFailed, nan_epoch, nan_failure
+
+log = logging.getLogger(__name__)
+
+
+def optimizer(trainer: Any) -> keras.optimizers.Optimizer:
+    return keras.optimizers.get(
+        {"class_name": trainer.optimizer, "config": {"learning_rate": trainer.learning_rate}}
+    )
+
+
+def fit(
+    network: models.Network,
+    approach: Approach,
+    x: dict[str, np.ndarray],
+    y: dict[str, np.ndarray],
+    trainer: Any,
+    stopping: EarlyStopping | None,
+    jit: bool,
+) -> Fitted:
+    """Train ``network`` on ``x["train"]`` with ``approach``'s loss, validating on ``x["val"]``
+    every epoch; with ``stopping`` the best epoch's weights are restored at the end. Raises
+    :class:`TrainingFailed` when the loss has no gradient or becomes NaN."""
+    check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
+    network.model.compile(
+        optimizer=optimizer(trainer),
+        loss=approach.loss,
+        metrics=approach.metrics(),
+        jit_compile=jit,
+    )
+    callbacks = [keras.callbacks.TerminateOnNaN()]
+    if stopping is not None:
+        callbacks.append(stopping.keras_callback())
+    history = network.model.fit(
+        x["train"],
+        y["train"],
+        validation_data=(x["val"], y["val"]),
+        batch_size=trainer.batch_size,
+        epochs=trainer.epochs,
+        shuffle=True,
+        callbacks=callbacks,
+        verbose=trainer.verbose,
+    ).history
+    history = {k: [float(v) for v in values] for k, values in history.items()}
+    bad = nan_epoch(history.get("loss", []))
+    if bad is not None:
+        raise nan_failure(bad, trainer.learning_rate)
+    rule = stopping or EarlyStopping(patience=trainer.epochs)
+    best, ran = best_epoch(history[rule.monitor], rule)
+    return Fitted(history, best, ran, trainer.epochs)
+
+
+def check_gradients(
+    network: models.Network, approach: Approach, x: np.ndarray, y: np.ndarray, batch: int
+) -> None:
+    """Fail before fitting when the loss has no gradient for some weights (hard_round)."""
+    import tensorflow as tf
+
+    model = network.model
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(approach.loss(y[:batch], model(x[:batch], training=True)))
+    grads = tape.gradient(loss, model.trainable_variables)
+    missing = [v.path for v, g in zip(model.trainable_variables, grads, strict=True) if g is None]
+    if missing:
+        shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        raise TrainingFailed(
+            f"no gradient: the loss has no gradient with respect to {len(missing)} of "
+            f"{len(grads)} weight tensors ({shown}); an activation on their path has none "
+            f"(activations: {', '.join(network.activation_names)})"
+        )

@@ -1,0 +1,78 @@
+"""What a trained network scored: integer metrics per split, the constant baseline, and the
+fraction of training examples whose output gradient is exactly zero."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from roundlab import metrics
+from roundlab.approaches.head import Approach
+from roundlab.data import Dataset
+
+Forward = Callable[[np.ndarray], np.ndarray]  # features -> model output, inference mode
+
+
+def standardized_features(dataset: Dataset, standardize: bool) -> dict[str, np.ndarray]:
+    """Each split's features as float32, standardised with the training split's mean and std
+    when ``standardize``."""
+    xs = {name: split.x.astype(np.float32) for name, split in dataset.splits.items()}
+    if not standardize:
+        return xs
+    mean = xs["train"].mean(axis=0)
+    std = xs["train"].std(axis=0)
+    std[std == 0] = 1.0  # a constant feature stays constant instead of turning into NaN
+    return {name: (x - mean) / std for name, x in xs.items()}
+
+
+def score(
+    forward: Forward, approach: Approach, features: dict[str, np.ndarray], dataset: Dataset
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """``(metrics, baseline)`` on every split but train: the model's integer readout and the
+    constant predictor (training median), each mapping split -> metric -> value."""
+    scores, baseline = {}, {}
+    for name, split in dataset.splits.items():
+        if name == "train":
+            continue
+        scores[name] = metrics.integer_metrics(split.y, approach.decode(forward(features[name])))
+        baseline[name] = metrics.baseline_metrics(dataset.train.y, split.y)
+    return scores, baseline
+
+
+def batched(model: Any, batch: int = 8192) -> Forward:
+    """An eager forward pass of a Keras model in inference mode, in batches (no per-shape XLA
+    recompilation, unlike ``predict``)."""
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [np.asarray(model(x[i : i + batch], training=False)) for i in range(0, len(x), batch)]
+        )
+
+    return forward
+
+
+def zero_grad_fraction(
+    pre_activation: Forward, approach: Approach, x: np.ndarray, y: np.ndarray, batch: int = 4096
+) -> float:
+    """Fraction of training examples whose loss gradient w.r.t. the output unit before the head
+    (the pre-activation output; all logits for classification) is exactly zero, in inference
+    mode. Those examples no longer teach the network anything."""
+    import tensorflow as tf
+
+    zero = 0
+    for start in range(0, len(x), batch):
+        z = tf.convert_to_tensor(pre_activation(x[start : start + batch]))
+        with tf.GradientTape() as tape:
+            tape.watch(z)
+            out = z
+            for layer in approach.head:
+                out = layer(out)
+            loss = tf.reduce_sum(approach.loss(y[start : start + batch], out))
+        grad = tape.gradient(loss, z)
+        if grad is None:
+            zero += len(z)
+        else:
+            zero += int(tf.reduce_sum(tf.cast(tf.reduce_all(grad == 0, axis=-1), tf.int32)))
+    return zero / len(x)

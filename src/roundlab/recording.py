@@ -1,0 +1,107 @@
+"""What every run leaves behind, whichever engine trained it: its result file, its MLflow run
+and one log line. Failures once training starts are captured here, in one place."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from roundlab import results
+from roundlab.engine.outcome import TrainingFailed
+from roundlab.results import FAILED, FINISHED, RunResult
+from roundlab.runs import RunKey
+from roundlab.versions import package_versions
+
+log = logging.getLogger("roundlab.train")
+
+
+class Recording:
+    """One run's record from its start: ``result`` is filled by training and written, with its
+    MLflow run ended, by :meth:`close`. ``sweep_dir`` makes the MLflow run a child of that
+    sweep's parent run."""
+
+    def __init__(
+        self, cfg: DictConfig, key: RunKey, device: str, sweep_dir: Path | None = None
+    ) -> None:
+        self.cfg = cfg
+        self.key = key
+        self.path = key.result_path(cfg.results_dir)
+        self.started = time.perf_counter()
+        self.result = RunResult(
+            status=FINISHED,
+            dataset=key.dataset,
+            approach=key.approach,
+            seed=key.seed,
+            activation=key.activation,
+            activation_params=key.activation_params,
+            config=OmegaConf.to_container(cfg),
+            versions=package_versions(),
+            device=device,
+        )
+        self.tracker = None
+        if cfg.tracking.enabled:
+            from roundlab import tracking
+
+            self.tracker = tracking.RunTracker(
+                cfg.tracking.uri,
+                cfg.tracking.experiment,
+                run_name=key.run_name,
+                sweep_dir=sweep_dir,
+                tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
+            )
+            self.tracker.log_params(self.result.config)
+            self.result.mlflow_run_id = self.tracker.run_id
+
+    @contextlib.contextmanager
+    def capture(self) -> Iterator[RunResult]:
+        """Turn a failure inside the block into a FAILED result: a crash in one job must not end
+        the sweep."""
+        try:
+            yield self.result
+        except TrainingFailed as err:
+            self.fail(str(err))
+        except Exception as err:
+            log.exception("training crashed")
+            self.fail(f"{type(err).__name__}: {err}")
+
+    def fail(self, reason: str) -> None:
+        self.result.status, self.result.error = FAILED, reason
+
+    def close(self) -> RunResult:
+        """Write the result file, end the MLflow run, log one line."""
+        result = self.result
+        result.duration_s = time.perf_counter() - self.started
+        _warn_if_replacing_another_setup(self.path, result)
+        results.write(result, self.path)
+        if self.tracker is not None:
+            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path)
+        if result.ok:
+            log.info(
+                "%s FINISHED in %.1fs: val %s", self.path, result.duration_s, result.metrics["val"]
+            )
+        else:
+            log.warning("%s FAILED: %s", self.path, result.error)
+        return result
+
+
+def _warn_if_replacing_another_setup(path: Path, result: RunResult) -> None:
+    """A rerun replaces its own result file; a run of another setup at the same path (a sweep
+    over trainer.loss, say) would silently take its place, so say which keys differ."""
+    if not path.exists():
+        return
+    try:
+        changed = results.setup_differences(results.read(path).config, result.config)
+    except ValueError:  # an unreadable old file: nothing worth keeping
+        return
+    if changed:
+        log.warning(
+            "%s held a run of another configuration (%s differ) and is replaced; give runs "
+            "that differ there their own results_dir=...",
+            path,
+            ", ".join(changed),
+        )

@@ -1,0 +1,59 @@
+"""RunKey: one value names a run's result file, MLflow run, variant and Hydra overrides."""
+
+import subprocess
+import sys
+
+import pytest
+
+from roundlab.runs import RunKey
+
+
+def test_rounding_run_path_name_and_variant_carry_the_parameter():
+    key = RunKey.of("count", "rounding", "sigmoid_round", {"steepness": 5.0}, seed=2)
+    assert key.variant == "sigmoid_round-steepness=5"
+    assert key.run_name == "rounding/sigmoid_round-steepness=5/seed=2"
+    assert (
+        key.result_path("/r").as_posix()
+        == "/r/count/rounding/sigmoid_round-steepness=5/seed=2.json"
+    )
+
+
+def test_approaches_without_activation_have_the_default_variant():
+    key = RunKey.of("affine", "classification", seed=0)
+    assert key.variant == "default"
+    assert key.overrides() == ["dataset=affine", "approach=classification", "seed=0"]
+
+
+def test_overrides_select_the_same_run_when_composed(compose):
+    key = RunKey.of("count", "rounding", "sine_round", {"width": 0.25}, seed=3)
+    assert RunKey.from_config(compose(*key.overrides())) == key
+
+
+def test_config_of_an_approach_without_activation_ignores_the_activation_group(compose):
+    cfg = compose("approach=regression", "activation=sigmoid_round")
+    assert RunKey.from_config(cfg) == RunKey.of("count", "regression", seed=0)
+
+
+def test_keys_are_equal_and_hash_alike_whatever_the_parameter_order():
+    a = RunKey.of("d", "rounding", "x", {"b": 1.0, "a": 2.0})
+    b = RunKey.of("d", "rounding", "x", {"a": 2.0, "b": 1.0})
+    assert a == b and hash(a) == hash(b) and a.with_seed(4).seed == 4
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("d", "rounding"), "approach=rounding needs an output activation"),
+        (("d", "regression", "soft_round"), "approach=regression uses no output activation"),
+        (("d", "ordinal"), "approach.name must be one of"),
+    ],
+)
+def test_impossible_keys_are_refused_with_the_reason(args, message):
+    with pytest.raises(ValueError, match=message):
+        RunKey.of(*args)
+
+
+def test_planning_with_run_keys_imports_no_tensorflow():
+    code = "import sys, roundlab.runs, roundlab.approaches; print('tensorflow' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
