@@ -1,0 +1,155 @@
+"""A group of sweep jobs trained as one stacked program, then recorded run by run.
+
+:func:`train_group` takes the resolved, validated configs of one group (see
+:mod:`roundlab.engine.grouping`), loads the data once, gives every member the initial weights it
+would get alone (``build_mlp`` under its own seed), trains all of them together with
+:func:`roundlab.engine.stacked.train_members` and returns a :class:`TrainedGroup`.
+:func:`record_member` then evaluates one member in the ordinary ``build_mlp`` model and writes
+its result file and MLflow run exactly as a job trained alone would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from omegaconf import DictConfig
+
+from roundlab import approaches, config, evaluation, models
+from roundlab.approaches.head import Approach
+from roundlab.data import Dataset
+from roundlab.engine import grouping, session, single, stacked
+from roundlab.engine.early_stopping import EarlyStopping, best_epoch
+from roundlab.engine.outcome import Fitted, TrainingFailed
+from roundlab.recording import Recording
+from roundlab.results import RunResult
+from roundlab.runs import RunKey
+
+
+@dataclass
+class TrainedGroup:
+    """What a group's training left: per member its config, weights and fit, or the reason it
+    failed; ``group_error`` fails every member (no gradient)."""
+
+    cfgs: list[DictConfig]
+    dataset: Dataset
+    x: dict[str, np.ndarray]
+    y: dict[str, np.ndarray]
+    device: str
+    jit: bool
+    group_id: str
+    seconds_per_member: float
+    weights: list[list[np.ndarray] | None] = field(default_factory=list)
+    fits: list[Fitted | None] = field(default_factory=list)
+    errors: list[str | None] = field(default_factory=list)
+
+
+def group_id(cfgs: list[DictConfig]) -> str:
+    keys = "\n".join(RunKey.from_config(c).run_name for c in cfgs)
+    return hashlib.sha256((grouping.group_key(cfgs[0]) + keys).encode()).hexdigest()[:12]
+
+
+def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
+    """Train the members of one group together. Raises for errors before training (data)."""
+    from roundlab.train import load_dataset
+
+    started = time.perf_counter()
+    first = cfgs[0]
+    trainer = first.trainer
+    device = session.start(first.seed, trainer.deterministic, trainer.mixed_precision)
+    dataset = load_dataset(first)
+    x = evaluation.standardized_features(dataset, trainer.standardize_features)
+    y = {name: split.y.astype(np.float32) for name, split in dataset.splits.items()}
+    # XLA makes the stacked program slower on a CPU (measured) and faster on a GPU.
+    jit = config.jit_setting(first)
+    jit = device.kind == "GPU" if jit is None else jit
+    group = TrainedGroup(list(cfgs), dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0)
+    approach = approaches.build(first, dataset.train.y)
+    members = [_member(cfg, dataset, approach) for cfg in cfgs]
+    try:
+        network = models.build_mlp(dataset.n_features, first.model, approach)
+        single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
+        outcomes = stacked.train_members(
+            approach,
+            members,
+            x["train"],
+            y["train"],
+            x["val"],
+            y["val"],
+            hidden_sizes=tuple(first.model.hidden_sizes),
+            hidden_activation=first.model.hidden_activation,
+            hidden_activation_params=dict(first.model.hidden_activation_params),
+            optimizer=trainer.optimizer,
+            learning_rate=trainer.learning_rate,
+            batch_size=trainer.batch_size,
+            epochs=trainer.epochs,
+            early_stopping=config.early_stopping(first),
+            jit_compile=jit,
+        )
+    except TrainingFailed as err:
+        group.weights, group.fits = [None] * len(cfgs), [None] * len(cfgs)
+        group.errors = [str(err)] * len(cfgs)
+    else:
+        rule = config.early_stopping(first) or EarlyStopping(patience=trainer.epochs)
+        for outcome in outcomes:
+            group.weights.append(outcome.weights)
+            group.errors.append(outcome.error)
+            group.fits.append(_fitted(outcome, rule, trainer.epochs))
+    group.seconds_per_member = (time.perf_counter() - started) / len(cfgs)
+    return group
+
+
+def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Member:
+    """The member's initial weights: those ``build_mlp`` gives under its own seed."""
+    import keras
+
+    keras.utils.set_random_seed(cfg.seed)
+    network = models.build_mlp(dataset.n_features, cfg.model, approach)
+    _, value = grouping.knob(cfg)
+    return stacked.Member(
+        seed=int(cfg.seed), initial_weights=network.model.get_weights(), knob=value
+    )
+
+
+def _fitted(outcome: stacked.MemberOutcome, rule: EarlyStopping, epochs: int) -> Fitted:
+    best, _ = best_epoch(outcome.history[rule.monitor], rule)
+    return Fitted(outcome.history, best, outcome.epochs_run, epochs)
+
+
+def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> RunResult:
+    """Evaluate member ``index`` in its own ``build_mlp`` model and write its result file and
+    MLflow run, as a job trained alone would."""
+    cfg = group.cfgs[index]
+    record = Recording(cfg, RunKey.from_config(cfg), group.device, sweep_dir)
+    record.started -= group.seconds_per_member  # its share of the group's training time
+    result = record.result
+    result.engine = {
+        "name": "vectorized",
+        "group": group.group_id,
+        "group_size": len(group.cfgs),
+        "jit_compile": group.jit,
+    }
+    with record.capture():
+        if group.errors[index] is not None:
+            raise TrainingFailed(group.errors[index])
+        _evaluate(cfg, group, index, result)
+    return record.close()
+
+
+def _evaluate(cfg: DictConfig, group: TrainedGroup, index: int, result: RunResult) -> None:
+    fitted = group.fits[index]
+    approach = approaches.build(cfg, group.dataset.train.y)
+    network = models.build_mlp(group.dataset.n_features, cfg.model, approach)
+    network.model.set_weights(group.weights[index])
+    result.history = fitted.history
+    result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
+    result.converged = fitted.converged
+    result.metrics, result.baseline = evaluation.score(
+        evaluation.batched(network.model), approach, group.x, group.dataset
+    )
+    result.zero_grad_fraction = evaluation.zero_grad_fraction(
+        evaluation.batched(network.pre_activation), approach, group.x["train"], group.y["train"]
+    )
