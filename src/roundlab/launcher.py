@@ -47,14 +47,9 @@ class VectorizedLauncher(Launcher):
         configure_log(self.config.hydra.hydra_logging, self.config.hydra.verbose)
         Path(str(self.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
         jobs = [self._job_config(o, initial_job_idx + i) for i, o in enumerate(job_overrides)]
-        runnable = {i: cfg for i, cfg in enumerate(_training_configs(jobs))}
-        valid = [i for i, cfg in runnable.items() if cfg is not None]
-        groups, alone = grouping.plan([runnable[i] for i in valid], self.max_members)
-        groups = [[valid[p] for p in g] for g in groups]
-        alone = sorted({valid[p] for p in alone} | (set(range(len(jobs))) - set(valid)))
-        for line in grouping.describe(
-            [runnable[i] for i in valid], *_positions(groups, alone, valid)
-        ):
+        cfgs = _training_configs(jobs)
+        groups, alone = grouping.plan(cfgs, self.max_members)
+        for line in grouping.describe(cfgs, groups, alone):
             log.info(line)
         returns: dict[int, JobReturn] = {}
         for members in groups:
