@@ -39,6 +39,7 @@ from roundlab.runs import RunKey
 MANIFEST = paths.SWEEP_MANIFEST
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
 # The approach whose runs vary by output activation: the profile's `activations` are its runs.
+LAUNCHERS = ("vectorized", "basic", "joblib")
 ROUNDING = next(a for a in approach_catalogue.names() if approach_catalogue.get(a).uses_activation)
 PROFILE_KEYS = {
     "datasets",
@@ -48,6 +49,8 @@ PROFILE_KEYS = {
     "overrides",
     "dataset_overrides",
     "jobs",
+    "launcher",
+    "max_members",
     "tracking",
 }
 
@@ -60,8 +63,10 @@ class Profile:
     one without a parameter; ``overrides`` are Hydra overrides applied to every job (epochs,
     batch size); ``dataset_overrides`` maps a dataset to overrides of its own config keys
     (``n_train=6000`` becomes ``dataset.n_train=6000``: the job then generates that data in
-    memory instead of reading data/<name>/); ``jobs`` is the number of jobs run at once
-    (Hydra's joblib launcher when above 1).
+    memory instead of reading data/<name>/); ``launcher`` is the Hydra launcher of every
+    multirun: ``vectorized`` (the default: jobs that differ only in seed and parameter train as
+    one stacked program of at most ``max_members`` members), ``basic`` (one job after another)
+    or ``joblib`` (``jobs`` processes at once).
     """
 
     name: str
@@ -72,6 +77,8 @@ class Profile:
     overrides: tuple[str, ...] = ()
     dataset_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
     jobs: int = 1
+    launcher: str = "vectorized"
+    max_members: int | None = None
     tracking: bool = True
 
 
@@ -138,9 +145,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
             f"profiles.{name}.dataset_overrides must name datasets of the profile "
             f"{list(datasets)}. Received: {stray}"
         )
-    jobs = int(raw.get("jobs", 1))
-    if jobs < 1:
-        raise ValueError(f"profiles.{name}.jobs must be >= 1. Received: jobs={jobs}")
+    jobs, launcher, max_members = _launcher(name, raw)
     return Profile(
         name=name,
         datasets=datasets,
@@ -150,8 +155,33 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         overrides=tuple(str(o) for o in raw.get("overrides") or ()),
         dataset_overrides=per_dataset,
         jobs=jobs,
+        launcher=launcher,
+        max_members=max_members,
         tracking=bool(raw.get("tracking", True)),
     )
+
+
+def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
+    """``(jobs, launcher, max_members)`` of a profile, checked."""
+    launcher = str(raw.get("launcher", "vectorized"))
+    if launcher not in LAUNCHERS:
+        raise ValueError(
+            f"profiles.{name}.launcher must be one of {list(LAUNCHERS)}. "
+            f"Received: launcher={launcher!r}"
+        )
+    jobs = int(raw.get("jobs", 1))
+    if jobs < 1 or (jobs > 1 and launcher != "joblib"):
+        raise ValueError(
+            f"profiles.{name}.jobs must be >= 1, and above 1 only with launcher: joblib. "
+            f"Received: jobs={jobs}, launcher={launcher}"
+        )
+    max_members = raw.get("max_members")
+    if max_members is not None and (launcher != "vectorized" or int(max_members) < 1):
+        raise ValueError(
+            f"profiles.{name}.max_members must be >= 1 and goes with launcher: vectorized. "
+            f"Received: max_members={max_members!r}, launcher={launcher}"
+        )
+    return jobs, launcher, None if max_members is None else int(max_members)
 
 
 @dataclass(frozen=True)
@@ -247,6 +277,30 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
     return out
 
 
+def expected_groups(m: Multirun, profile: Profile) -> list[str]:
+    """How the vectorised launcher will train the multirun's runs: every run of one dataset,
+    approach and activation shares a stacked program (the profile's overrides are common to
+    all), in chunks of ``max_members``; numpy-backed activations train one at a time."""
+    if profile.launcher != "vectorized":
+        return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
+    from hydra_plugins.roundlab_vectorized_launcher.config import VectorizedLauncherConf
+    from roundlab import activations
+
+    size = profile.max_members or VectorizedLauncherConf.max_members
+    families: dict[tuple[str, str, str | None], list[RunKey]] = {}
+    for run in m.runs:
+        families.setdefault((run.dataset, run.approach, run.activation), []).append(run)
+    lines = []
+    for (dataset, approach, activation), runs in families.items():
+        what = "/".join(p for p in (dataset, approach, activation) if p)
+        if activation and activations.spec(activation).numpy_backed:
+            lines.append(f"{what}: {len(runs)} runs one at a time (numpy-backed)")
+            continue
+        chunks = -(-len(runs) // size)
+        lines.append(f"{what}: {len(runs)} runs in {chunks} stacked program(s)")
+    return lines
+
+
 def command(m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path) -> list[str]:
     cmd = [
         sys.executable,
@@ -259,8 +313,11 @@ def command(m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path) 
         f"tracking.enabled={str(profile.tracking).lower()}",
         f"hydra.sweep.dir={sweep_root / m.family}",
     ]
-    if profile.jobs > 1:
-        cmd += ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={profile.jobs}"]
+    cmd.append(f"hydra/launcher={profile.launcher}")
+    if profile.launcher == "joblib":
+        cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")
+    if profile.max_members is not None:
+        cmd.append(f"hydra.launcher.max_members={profile.max_members}")
     return cmd
 
 
@@ -377,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         for m in plan(profile):
             print(shlex.join(["python", *command(m, profile, results_dir, sweep_root)[1:]]))
+            for line in expected_groups(m, profile):
+                print(f"  {line}")
         return 0
     try:
         run(profile, results_dir, sweep_root)

@@ -60,19 +60,30 @@ def test_datasets_with_their_own_overrides_get_their_own_multiruns():
     assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
 
 
-def test_command_uses_joblib_only_with_parallel_jobs_and_a_deterministic_sweep_dir():
+def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
     (m,) = sweep.plan(_profile(approaches=["regression"]))
-    serial = sweep.command(m, _profile(), Path("/r"), Path("/mr"))
-    assert "hydra.sweep.dir=/mr/approaches" in serial and "results_dir=/r" in serial
-    assert not any(a.startswith("hydra/launcher") for a in serial)
-    parallel = sweep.command(m, _profile(jobs=2), Path("/r"), Path("/mr"))
+    default = sweep.command(m, _profile(), Path("/r"), Path("/mr"))
+    assert "hydra.sweep.dir=/mr/approaches" in default and "results_dir=/r" in default
+    assert [a for a in default if a.startswith("hydra/launcher")] == ["hydra/launcher=vectorized"]
+    chunked = sweep.command(m, _profile(max_members=4), Path("/r"), Path("/mr"))
+    assert "hydra.launcher.max_members=4" in chunked
+    parallel = sweep.command(m, _profile(launcher="joblib", jobs=2), Path("/r"), Path("/mr"))
     assert "hydra/launcher=joblib" in parallel and "hydra.launcher.n_jobs=2" in parallel
+
+
+def test_dry_run_says_which_runs_share_a_stacked_program():
+    profile = _profile(
+        approaches=[], activations={"sigmoid_round": [1, 5], "sigmoid_round_np": [10]}
+    )
+    lines = [line for m in sweep.plan(profile) for line in sweep.expected_groups(m, profile)]
+    assert "count/rounding/sigmoid_round: 6 runs in 1 stacked program(s)" in lines
+    assert "count/rounding/sigmoid_round_np: 3 runs one at a time (numpy-backed)" in lines
 
 
 def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
     monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
     monkeypatch.setattr("os.cpu_count", lambda: 4)
-    assert sweep.environment(_profile(jobs=2))["TF_NUM_INTRAOP_THREADS"] == "2"
+    assert sweep.environment(_profile(launcher="joblib", jobs=2))["TF_NUM_INTRAOP_THREADS"] == "2"
     assert "TF_NUM_INTRAOP_THREADS" not in sweep.environment(_profile(jobs=1))
 
 
@@ -84,7 +95,10 @@ def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
         ({"seeds": [1, 1]}, "seeds must be distinct integers"),
         ({"approaches": ["rounding"]}, r"approaches must be among.*Received: \['rounding'\]"),
         ({"activations": {"sigmoid_round": []}}, "must be a non-empty list"),
-        ({"jobs": 0}, "jobs must be >= 1. Received: jobs=0"),
+        ({"jobs": 0}, "jobs must be >= 1.*Received: jobs=0"),
+        ({"jobs": 2}, "above 1 only with launcher: joblib. Received: jobs=2, launcher=vectorized"),
+        ({"launcher": "slurm"}, "launcher must be one of .*Received: launcher='slurm'"),
+        ({"launcher": "basic", "max_members": 4}, "goes with launcher: vectorized"),
         ({"epochs": 3}, "takes only .*Received: epochs"),
         ({"dataset_overrides": {"affine": ["n_train=1"]}}, r"must name datasets of the profile"),
     ],
