@@ -1,6 +1,15 @@
 from synthetic_results import _run
 
-from roundlab.report.selection import best_overall, best_per_family, group, winner
+from roundlab.report.selection import (
+    HEADLINE_COLUMNS,
+    Column,
+    best_overall,
+    best_per_family,
+    group,
+    swept_families,
+    swept_values,
+    winner,
+)
 from roundlab.results import FAILED
 
 
@@ -39,6 +48,9 @@ def test_family_whose_runs_all_failed_has_no_headline_row():
     assert [r.family for r in rows] == ["regression"]
 
 
+TEST_EXACT_MATCH = HEADLINE_COLUMNS[0]
+
+
 def _rows(ems: dict[str, list[float]]):
     runs = []
     for approach, values in ems.items():
@@ -52,9 +64,7 @@ def _rows(ems: dict[str, list[float]]):
 def test_winner_is_clear_when_intervals_are_apart():
     w = winner(
         _rows({"classification": [0.90, 0.91, 0.92], "regression": [0.5, 0.51, 0.52]}),
-        "test",
-        "exact_match",
-        higher_is_better=True,
+        TEST_EXACT_MATCH,
     )
     assert w.clear and w.leader.approach == "classification"
 
@@ -62,9 +72,7 @@ def test_winner_is_clear_when_intervals_are_apart():
 def test_difference_inside_the_intervals_is_not_a_win():
     w = winner(
         _rows({"classification": [0.6, 0.9, 0.75], "regression": [0.7, 0.72, 0.71]}),
-        "test",
-        "exact_match",
-        higher_is_better=True,
+        TEST_EXACT_MATCH,
     )
     assert w.leader.approach == "classification" and not w.clear
 
@@ -72,16 +80,14 @@ def test_difference_inside_the_intervals_is_not_a_win():
 def test_single_seed_leader_is_never_a_clear_winner():
     w = winner(
         _rows({"classification": [0.99], "regression": [0.5, 0.51, 0.52]}),
-        "test",
-        "exact_match",
-        higher_is_better=True,
+        TEST_EXACT_MATCH,
     )
     assert w.leader.approach == "classification" and not w.clear
 
 
 def test_lower_is_better_columns_pick_the_smallest_mean():
     rows = _rows({"classification": [0.5, 0.5, 0.5], "regression": [0.1, 0.1, 0.1]})
-    w = winner(rows, "test", "exact_match", higher_is_better=False)
+    w = winner(rows, Column("test", "exact_match", False, "exact_match"))
     assert w.leader.approach == "regression" and w.clear
 
 
@@ -94,3 +100,36 @@ def test_controls_never_stand_for_the_rounding_approach():
     assert best_overall(configs, "rounding").activation == "soft_round"
     identity = next(c for c in best_per_family(configs) if c.activation == "identity")
     assert identity.label == "rounding · identity (control)"  # still in the table, marked
+
+
+def test_swept_families_keep_finished_rounding_runs_by_ascending_value():
+    runs = _sweep({20.0: (0.5, 0.5), 1.0: (0.6, 0.6), 5.0: (0.7, 0.7)})
+    runs += [_run("count", "regression", s, 0.5, 0.5) for s in range(3)]
+    runs += [_run("count", "rounding", s, 0.5, 0.5, "ste_round") for s in range(3)]
+    runs += [
+        _run("count", "rounding", s, 0, 0, "soft_round", {"alpha": 2.0}, status=FAILED)
+        for s in range(3)
+    ]
+    configs = group(runs)["count"]
+    families = swept_families(configs)
+    assert list(families) == ["sigmoid_round"]
+    assert [c.param for c in families["sigmoid_round"]] == [
+        ("steepness", 1.0),
+        ("steepness", 5.0),
+        ("steepness", 20.0),
+    ]
+    assert list(swept_families(configs, finished=False)) == ["sigmoid_round", "soft_round"]
+
+
+def test_swept_values_join_the_values_of_every_dataset():
+    runs = _sweep({1.0: (0.5, 0.5), 5.0: (0.5, 0.5)})
+    other = _run("digit_sum", "rounding", 0, 0.5, 0.5, "sigmoid_round", {"steepness": 2.0})
+    assert swept_values(group([*runs, other])) == {"sigmoid_round": [1.0, 2.0, 5.0]}
+
+
+def test_column_titles_name_split_and_metric():
+    assert [c.title for c in HEADLINE_COLUMNS] == [
+        "test exact match",
+        "test MAE",
+        "extrapolation exact match",
+    ]

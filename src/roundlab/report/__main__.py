@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from roundlab.report.build import build
+    from roundlab.report.pipeline import build_report
 
     results = args.results or paths.results_dir()
     if not results.is_dir():
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    out = build(
+    out = build_report(
         results,
         args.out or paths.reports_dir(),
         paths.project_root(),

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from roundlab.results import RunResult
+from roundlab.versions import package_versions
 
 
 def recorded_versions(results: list[RunResult]) -> dict[str, str]:
@@ -61,3 +62,23 @@ def dvc_lock(root: Path) -> dict[str, str]:
 def total_run_time(results: list[RunResult]) -> float:
     """Seconds summed over every run that recorded its duration."""
     return sum(r.duration_s or 0.0 for r in results)
+
+
+def tables(
+    runs: list[RunResult], manifest: dict, root: Path, report_s: float
+) -> dict[str, dict[str, str]]:
+    """The environment section's tables, title -> item -> value: time taken, code and data,
+    devices, and the package versions of the runs and of this build."""
+    timing = {"training, summed over runs": f"{total_run_time(runs):.0f} s"}
+    if "wall_time_s" in manifest:
+        timing["sweep stage, wall clock"] = f"{manifest['wall_time_s']:.0f} s"
+        if manifest.get("jobs"):
+            timing["jobs run at once"] = str(manifest["jobs"])
+    timing["report, up to writing it"] = f"{report_s:.0f} s"
+    return {
+        "Time taken": timing,
+        "Code and data": {"git commit": git_commit(root), **dvc_lock(root)},
+        "Devices the runs used (number of runs)": {k: str(v) for k, v in devices(runs).items()},
+        "Package versions recorded by the training runs": recorded_versions(runs),
+        "Package versions that built this report": package_versions(),
+    }

@@ -1,4 +1,4 @@
-"""The numbers behind the gallery and the gradient-check section (from roundlab.activations).
+"""Gradient checks: each activation's TensorFlow gradient against an independent reference.
 
 Every gradient is TensorFlow's (``tf.GradientTape``), compared with an independent reference:
 central finite differences of the forward where the function is differentiable (points within
@@ -10,7 +10,6 @@ TensorFlow twin for each numpy-backed activation.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,9 +20,7 @@ FD_STEP = 1e-6
 MARGIN = 1e-3  # distance from a jump or kink below which finite differences are not used
 TOLERANCE = 1e-4  # max |error| / max(1, max |reference|) for "agrees"
 GRID = np.linspace(-2.0, 3.0, 5001)
-SPIKY_X = (0.2, 0.7, 1.2, 1.7)
-SPIKY_Y = (0.2, 0.0, 0.2, 0.0)
-SPIKY_DY = (1.0, 0.0, 1.0, 0.0)
+NUMPY_SUFFIX = "_np"
 
 
 @dataclass(frozen=True)
@@ -45,6 +42,14 @@ def _activations():
     return activations
 
 
+def tensorflow_twin(name: str) -> str | None:
+    """``spiky`` for ``spiky_np``: the TensorFlow-ops version of a numpy-backed activation,
+    named without the ``_np`` suffix; None for any other activation."""
+    if _activations().spec(name).numpy_backed and name.endswith(NUMPY_SUFFIX):
+        return name[: -len(NUMPY_SUFFIX)]
+    return None
+
+
 def evaluate(name: str, params: dict[str, float], x: np.ndarray) -> Evaluation:
     import tensorflow as tf
 
@@ -64,13 +69,13 @@ def evaluate(name: str, params: dict[str, float], x: np.ndarray) -> Evaluation:
     )
 
 
-def _frac(x: np.ndarray) -> np.ndarray:
+def frac(x: np.ndarray) -> np.ndarray:
     return x - np.floor(x)
 
 
-def _near(x: np.ndarray, points_in_unit: list[float]) -> np.ndarray:
+def near(x: np.ndarray, points_in_unit: list[float]) -> np.ndarray:
     """Whether x lies within MARGIN of ``n + p`` for an integer n and a p in ``points_in_unit``."""
-    r = _frac(x)
+    r = frac(x)
     mask = np.zeros_like(x, dtype=bool)
     for p in points_in_unit:
         d = np.abs(r - p % 1.0)
@@ -137,7 +142,6 @@ def _score(grad: np.ndarray, ref: np.ndarray) -> tuple[float, bool]:
 
 def check(name: str, params: dict[str, float]) -> CheckRow:
     """One activation at one setting against its reference on :data:`GRID`."""
-    activations = _activations()
     ev = evaluate(name, params, GRID)
     setting = _setting(ev.params)
     if ev.grad is None:
@@ -150,8 +154,9 @@ def check(name: str, params: dict[str, float]) -> CheckRow:
             None,
             "TensorFlow has no gradient: training with it must fail (negative control)",
         )
-    if activations.spec(name).numpy_backed and name.endswith("_np"):
-        twin = evaluate(name[: -len("_np")], params, GRID)
+    twin_name = tensorflow_twin(name)
+    if twin_name is not None:
+        twin = evaluate(twin_name, params, GRID)
         err, ok = _score(ev.grad, twin.grad)
         ferr = float(np.max(np.abs(ev.y - twin.y)))
         return CheckRow(
@@ -166,7 +171,7 @@ def check(name: str, params: dict[str, float]) -> CheckRow:
     if name not in REFERENCES:
         return CheckRow(name, setting, "—", 0, None, None, "no reference known to the report")
     description, excluded, formula = REFERENCES[name]
-    keep = ~_near(GRID, excluded(ev.params))
+    keep = ~near(GRID, excluded(ev.params))
     x = GRID[keep]
     if formula is not None:
         ref = formula(x, ev.params)
@@ -176,137 +181,3 @@ def check(name: str, params: dict[str, float]) -> CheckRow:
         ref = (up - down) / (2.0 * FD_STEP)
     err, ok = _score(ev.grad[keep], ref)
     return CheckRow(name, setting, description, int(keep.sum()), err, ok)
-
-
-def approx_round_grad(x: np.ndarray, steepness: float) -> np.ndarray:
-    """The second thread's hand-written gradient, verbatim in numpy: ``s·(1 − s)``."""
-    s = 1.0 / (1.0 + np.exp(-steepness * (_frac(x) - 0.5)))
-    return s * (1.0 - s)
-
-
-def approx_round_grad_sin(x: np.ndarray, width: float) -> np.ndarray:
-    """The second thread's clipped cosine, verbatim in numpy."""
-    r = _frac(x)
-    inside = np.abs(r - 0.5) < width / 2
-    return np.pi * np.cos(np.pi * ((r - 0.5) / width)) / (2 * width) * inside
-
-
-@dataclass(frozen=True)
-class ThreadRow:
-    function: str
-    setting: str
-    max_error: float
-    ratio: float | None  # median autodiff / thread over points where both are > 1e-6
-    verdict: str
-
-
-def thread_gradients(steepness: list[float], width: list[float]) -> list[ThreadRow]:
-    """The thread's hand-written gradients against TensorFlow's gradient of the same forward."""
-    x = GRID[~_near(GRID, [0.0])]
-    rows = []
-    for k in steepness:
-        tf_grad = evaluate("sigmoid_round", {"steepness": k}, x).grad
-        thread = approx_round_grad(x, k)
-        both = (np.abs(thread) > 1e-6) & (np.abs(tf_grad) > 1e-6)
-        ratio = float(np.median(tf_grad[both] / thread[both])) if both.any() else None
-        err = float(np.max(np.abs(tf_grad - thread)))
-        verdict = (
-            ("agrees" + (" (k = 1: the missing factor is 1)" if k == 1 else ""))
-            if err <= TOLERANCE * max(1.0, float(np.max(np.abs(tf_grad))))
-            else f"wrong: misses the factor k (autodiff / thread = {ratio:.4g})"
-        )
-        rows.append(ThreadRow("approx_round_grad", f"steepness={k:g}", err, ratio, verdict))
-    for w in width:
-        keep = ~_near(GRID, [0.0, 0.5 - w / 2, 0.5 + w / 2])
-        tf_grad = evaluate("sine_round", {"width": w}, GRID[keep]).grad
-        thread = approx_round_grad_sin(GRID[keep], w)
-        err = float(np.max(np.abs(tf_grad - thread)))
-        ok = err <= TOLERANCE * max(1.0, float(np.max(np.abs(tf_grad))))
-        rows.append(
-            ThreadRow(
-                "approx_round_grad_sin", f"width={w:g}", err, None, "agrees" if ok else "disagrees"
-            )
-        )
-    return rows
-
-
-@dataclass(frozen=True)
-class SpikyRow:
-    implementation: str
-    y: tuple[float, ...]
-    grad: tuple[float, ...]
-    matches: bool
-
-
-def spiky_example() -> list[SpikyRow]:
-    """The first thread's test, through numpy_activation (spiky_np) and through TF ops (spiky)."""
-    rows = []
-    for name, label in (
-        ("spiky_np", "numpy_activation (the thread's recipe)"),
-        ("spiky", "TensorFlow ops + autodiff"),
-    ):
-        ev = evaluate(name, {}, np.array(SPIKY_X))
-        grad = ev.grad if ev.grad is not None else np.full(len(SPIKY_X), np.nan)
-        ok = bool(np.allclose(ev.y, SPIKY_Y, atol=1e-6) and np.allclose(grad, SPIKY_DY))
-        rows.append(
-            SpikyRow(label, tuple(float(v) for v in ev.y), tuple(float(v) for v in grad), ok)
-        )
-    return rows
-
-
-@dataclass(frozen=True)
-class CostRow:
-    activation: str
-    mode: str
-    median_ms: float | None
-    note: str
-
-
-def numpy_cost(size: int = 1_000_000, repeats: int = 5) -> list[CostRow]:
-    """Forward + backward time of each numpy twin against its TensorFlow version, eager and
-    XLA-compiled, on ``size`` float32 values (median of ``repeats`` after one warm-up). A short
-    measurement to put beside the training times; bench/activations.py is the full benchmark."""
-    import tensorflow as tf
-
-    activations = _activations()
-    x = tf.random.stateless_uniform((size,), seed=(1, 2), minval=-3.0, maxval=3.0)
-    rows = []
-    for name in activations.names():
-        if not (activations.spec(name).numpy_backed and name.endswith("_np")):
-            continue
-        for act_name in (name[: -len("_np")], name):
-            act = activations.get(act_name)
-            modes = [("graph (tf.function)", False)]
-            if act.supports_jit:
-                modes.append(("XLA (jit_compile=True)", True))
-            for mode, jit in modes:
-                rows.append(_time(act_name, act, x, mode, jit, repeats))
-            if not act.supports_jit:
-                rows.append(
-                    CostRow(
-                        act_name,
-                        "XLA (jit_compile=True)",
-                        None,
-                        "cannot compile: tf.numpy_function runs on the host",
-                    )
-                )
-    return rows
-
-
-def _time(name: str, act, x, mode: str, jit: bool, repeats: int) -> CostRow:
-    import tensorflow as tf
-
-    @tf.function(jit_compile=jit)
-    def step(v):
-        with tf.GradientTape() as tape:
-            tape.watch(v)
-            y = act(v)
-        return tape.gradient(y, v)
-
-    step(x).numpy()  # warm-up: tracing and compilation are not what we measure
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step(x).numpy()
-        times.append(time.perf_counter() - start)
-    return CostRow(name, mode, 1e3 * float(np.median(times)), "")

@@ -16,24 +16,53 @@ from dataclasses import dataclass, field
 from roundlab.report.stats import Interval, mean_ci
 from roundlab.results import RunResult
 
-APPROACH_ORDER = ("classification", "regression", "rounding")
+ROUNDING = "rounding"
+# The one order of the approaches in every table and figure of the report.
+APPROACH_ORDER = ("classification", "regression", ROUNDING)
+# The approaches the rounding activations are measured against.
+REFERENCE_APPROACHES = tuple(a for a in APPROACH_ORDER if a != ROUNDING)
 # Rounding-approach activations that are controls, not rounding surrogates: identity is
 # MSE-then-round by another name, hard_round has no gradient. They keep their rows in the
 # tables but never stand for "the rounding approach".
 CONTROLS = ("identity", "hard_round")
-SELECT_SPLIT = "val"
-SELECT_METRIC = "exact_match"
-# (split, metric, higher is better): the columns in which a winner is looked for.
+SPLIT_LABELS = {"val": "val", "test": "test", "extrapolate": "extrapolation"}
+METRIC_LABELS = {
+    "exact_match": "exact match",
+    "mae": "MAE",
+    "rmse": "RMSE",
+    "within_one": "within one",
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A headline column: the metric of one split, which way is better, and the key it has in
+    the metrics files that ``dvc metrics show`` reads."""
+
+    split: str
+    metric: str
+    higher_is_better: bool
+    key: str
+
+    @property
+    def title(self) -> str:
+        """``test exact match``, ``extrapolation exact match``: the table header and verdicts."""
+        return f"{SPLIT_LABELS[self.split]} {METRIC_LABELS[self.metric]}"
+
+
+# The setting of each family is chosen on this column, never on a reported one.
+SELECTION_COLUMN = Column("val", "exact_match", True, "val_exact_match")
+# The columns in which a winner is looked for, in table order.
 HEADLINE_COLUMNS = (
-    ("test", "exact_match", True),
-    ("test", "mae", False),
-    ("extrapolate", "exact_match", True),
+    Column("test", "exact_match", True, "exact_match"),
+    Column("test", "mae", False, "mae"),
+    Column("extrapolate", "exact_match", True, "extrapolation"),
 )
 
 
 @dataclass
-class Config:
-    """One configuration and its runs (finished and failed), seeds in ascending order."""
+class Configuration:
+    """One configuration's runs across seeds (finished and failed), seeds in ascending order."""
 
     dataset: str
     approach: str
@@ -60,14 +89,19 @@ class Config:
     @property
     def family(self) -> str:
         """``classification``, ``regression`` or the rounding activation's name."""
-        return self.activation if self.approach == "rounding" and self.activation else self.approach
+        return self.activation if self.approach == ROUNDING and self.activation else self.approach
 
     @property
     def label(self) -> str:
-        if self.approach != "rounding":
+        if self.approach != ROUNDING:
             return self.approach
         control = " (control)" if self.activation in CONTROLS else ""
         return f"rounding · {self.activation}{control}"
+
+    @property
+    def title(self) -> str:
+        """The label, followed by the setting where there is one."""
+        return f"{self.label} {self.setting if self.params else ''}".strip()
 
     @property
     def setting(self) -> str:
@@ -81,33 +115,28 @@ class Config:
             r.metrics.get(split, {}).get(name) for r in self.finished if split in r.metrics
         )
 
-    def baseline(self, split: str, name: str) -> Interval:
-        return mean_ci(
-            r.baseline.get(split, {}).get(name) for r in self.finished if split in r.baseline
-        )
-
     def zero_grad_fraction(self) -> Interval:
         return mean_ci(r.zero_grad_fraction for r in self.finished)
 
 
-def group(results: list[RunResult]) -> dict[str, list[Config]]:
+def group(results: list[RunResult]) -> dict[str, list[Configuration]]:
     """Configurations per dataset, datasets sorted, configurations in approach order then by
     activation name and parameter value."""
-    by_key: dict[tuple, Config] = {}
+    by_key: dict[tuple, Configuration] = {}
     for r in results:
         params = {k: float(v) for k, v in (r.activation_params or {}).items()}
         key = (r.dataset, r.approach, r.activation, tuple(sorted(params.items())))
         if key not in by_key:
-            by_key[key] = Config(r.dataset, r.approach, r.activation, params)
+            by_key[key] = Configuration(r.dataset, r.approach, r.activation, params)
         by_key[key].runs.append(r)
-    out: dict[str, list[Config]] = defaultdict(list)
+    out: dict[str, list[Configuration]] = defaultdict(list)
     for cfg in sorted(by_key.values(), key=_order):
         cfg.runs.sort(key=lambda r: r.seed)
         out[cfg.dataset].append(cfg)
     return dict(sorted(out.items()))
 
 
-def _order(cfg: Config) -> tuple:
+def _order(cfg: Configuration) -> tuple:
     rank = (
         APPROACH_ORDER.index(cfg.approach)
         if cfg.approach in APPROACH_ORDER
@@ -122,18 +151,18 @@ def _order(cfg: Config) -> tuple:
     )
 
 
-def selection_key(cfg: Config) -> tuple[float, float]:
+def selection_key(cfg: Configuration) -> tuple[float, float]:
     """Sort key, smaller is better: (−val exact match, val MAE); missing values sort last."""
-    em = cfg.metric(SELECT_SPLIT, SELECT_METRIC).mean
-    mae = cfg.metric(SELECT_SPLIT, "mae").mean
+    em = cfg.metric(SELECTION_COLUMN.split, SELECTION_COLUMN.metric).mean
+    mae = cfg.metric(SELECTION_COLUMN.split, "mae").mean
     return (-em if math.isfinite(em) else math.inf, mae if math.isfinite(mae) else math.inf)
 
 
-def best_per_family(configs: list[Config]) -> list[Config]:
+def best_per_family(configs: list[Configuration]) -> list[Configuration]:
     """For each family (classification, regression, each rounding activation) the configuration
     with the best validation score, in report order. A family whose runs all failed is left out
     (it appears among the failed runs)."""
-    families: dict[str, list[Config]] = defaultdict(list)
+    families: dict[str, list[Configuration]] = defaultdict(list)
     for cfg in configs:
         if cfg.finished:
             families[cfg.family].append(cfg)
@@ -141,7 +170,7 @@ def best_per_family(configs: list[Config]) -> list[Config]:
     return sorted(best, key=_order)
 
 
-def best_overall(configs: list[Config], approach: str) -> Config | None:
+def best_overall(configs: list[Configuration], approach: str) -> Configuration | None:
     """The best configuration of one approach on validation, or None if it has no finished run.
     For the rounding approach the controls (:data:`CONTROLS`) do not count."""
     members = [
@@ -154,25 +183,49 @@ def best_overall(configs: list[Config], approach: str) -> Config | None:
 class Winner:
     """The outcome of one column: the leader, the runner-up and whether the lead is clear."""
 
-    split: str
-    metric: str
-    leader: Config | None
-    runner_up: Config | None
+    column: Column
+    leader: Configuration | None
+    runner_up: Configuration | None
     clear: bool
 
 
-def winner(rows: list[Config], split: str, metric: str, higher_is_better: bool) -> Winner:
+def winner(rows: list[Configuration], column: Column) -> Winner:
     """The leader by mean; ``clear`` only when its interval does not overlap the runner-up's.
 
     One row with a value has no runner-up and is never a clear winner: there is nothing it beat.
     """
-    scored = [(row, row.metric(split, metric)) for row in rows]
+    scored = [(row, row.metric(column.split, column.metric)) for row in rows]
     scored = [(row, iv) for row, iv in scored if iv.n > 0 and math.isfinite(iv.mean)]
-    scored.sort(key=lambda item: -item[1].mean if higher_is_better else item[1].mean)
+    scored.sort(key=lambda item: -item[1].mean if column.higher_is_better else item[1].mean)
     if not scored:
-        return Winner(split, metric, None, None, False)
+        return Winner(column, None, None, False)
     if len(scored) == 1:
-        return Winner(split, metric, scored[0][0], None, False)
+        return Winner(column, scored[0][0], None, False)
     (lead, lead_iv), (second, second_iv) = scored[0], scored[1]
     clear = lead_iv.mean != second_iv.mean and not lead_iv.overlaps(second_iv)
-    return Winner(split, metric, lead, second, clear)
+    return Winner(column, lead, second, clear)
+
+
+def swept_families(
+    configs: list[Configuration], *, finished: bool = True
+) -> dict[str, list[Configuration]]:
+    """The rounding activations run at one or more values of a parameter: activation name ->
+    its configurations by ascending parameter value, activations in name order. ``finished``
+    False keeps configurations whose runs all failed (they still say which values were run)."""
+    families: dict[str, list[Configuration]] = {}
+    for cfg in configs:
+        if cfg.approach == ROUNDING and cfg.param is not None and (cfg.finished or not finished):
+            families.setdefault(cfg.activation, []).append(cfg)
+    return {
+        name: sorted(members, key=lambda c: c.param[1])
+        for name, members in sorted(families.items())
+    }
+
+
+def swept_values(groups: dict[str, list[Configuration]]) -> dict[str, list[float]]:
+    """Every parameter value each rounding activation ran with, over all datasets."""
+    out: dict[str, set[float]] = {}
+    for configs in groups.values():
+        for name, members in swept_families(configs, finished=False).items():
+            out.setdefault(name, set()).update(c.param[1] for c in members)
+    return {k: sorted(v) for k, v in sorted(out.items())}

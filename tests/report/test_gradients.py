@@ -5,8 +5,8 @@ import pytest
 from report_checks import check_report
 from synthetic_results import synthetic_runs, write_runs
 
-from roundlab.report import gradcheck
-from roundlab.report.build import build
+from roundlab.report import cost, gradcheck, gradients, handwritten
+from roundlab.report.pipeline import build_report
 
 
 @pytest.mark.parametrize(
@@ -33,23 +33,23 @@ def test_hard_round_is_reported_as_having_no_gradient():
 
 
 def test_a_wrong_gradient_is_caught(monkeypatch):
-    # the check must be able to fail: the thread's approx_round_grad as if it were TensorFlow's
+    # the check must be able to fail: the hand-written approx_round_grad as if it were TF's
     real = gradcheck.evaluate
 
-    def thread_gradient(name, params, x):
+    def handwritten_gradient(name, params, x):
         ev = real(name, params, x)
         if name != "sigmoid_round":
             return ev
         return gradcheck.Evaluation(
-            ev.name, ev.params, ev.x, ev.y, gradcheck.approx_round_grad(ev.x, params["steepness"])
+            ev.name, ev.params, ev.x, ev.y, handwritten.approx_round_grad(ev.x, params["steepness"])
         )
 
-    monkeypatch.setattr(gradcheck, "evaluate", thread_gradient)
+    monkeypatch.setattr(gradcheck, "evaluate", handwritten_gradient)
     assert gradcheck.check("sigmoid_round", {"steepness": 10.0}).agrees is False
 
 
-def test_thread_gradient_misses_exactly_the_factor_k():
-    rows = gradcheck.thread_gradients([1.0, 5.0, 20.0], [0.5])
+def test_handwritten_gradient_misses_exactly_the_factor_k():
+    rows = handwritten.handwritten_gradients([1.0, 5.0, 20.0], [0.5])
     ratios = {r.setting: r.ratio for r in rows if r.function == "approx_round_grad"}
     assert ratios["steepness=5"] == pytest.approx(5.0, rel=1e-6)
     assert ratios["steepness=20"] == pytest.approx(20.0, rel=1e-6)
@@ -58,14 +58,14 @@ def test_thread_gradient_misses_exactly_the_factor_k():
 
 
 def test_spiky_example_is_reproduced_both_ways():
-    rows = gradcheck.spiky_example()
+    rows = handwritten.spiky_example()
     assert len(rows) == 2 and all(r.matches for r in rows)
     np.testing.assert_allclose(rows[0].y, [0.2, 0.0, 0.2, 0.0], atol=1e-6)
     assert rows[1].grad == (1.0, 0.0, 1.0, 0.0)
 
 
 def test_numpy_cost_times_each_twin_and_refuses_to_compile_it():
-    rows = gradcheck.numpy_cost(size=1000, repeats=1)
+    rows = cost.numpy_cost(size=1000, repeats=1)
     by = {(r.activation, r.mode): r for r in rows}
     for twin in ("spiky_np", "sigmoid_round_np", "sine_round_np"):
         assert by[(twin, "XLA (jit_compile=True)")].median_ms is None
@@ -75,15 +75,36 @@ def test_numpy_cost_times_each_twin_and_refuses_to_compile_it():
 
 def test_full_report_has_gallery_and_gradient_checks(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
-    out = build(results, tmp_path / "reports", tmp_path, gradients=True, cost=False)
+    out = build_report(results, tmp_path / "reports", tmp_path, gradients=True, cost=False)
     check_report(tmp_path / "reports")
     names = {p.name for p in out.figures}
     assert {"gallery.png", "gradient-checks.png"} <= names
     md = (tmp_path / "reports" / "report.md").read_text()
     section = md.split("## 5. Gradient checks")[1].split("## 6.")[0]
     assert "DISAGREES" not in section
+    assert "thread" not in md.lower()
+    assert f'"{handwritten.ROUNDING_QA}"' in section
+    assert f'"{handwritten.CUSTOM_ACTIVATION_QA}"' in section
     assert "| approx_round_grad | steepness=20 |" in section and "misses the factor k" in section
     assert (
-        "| numpy_activation (the thread's recipe) | [0.2, 0, 0.2, 0] | [1, 0, 1, 0] | yes |"
-        in section
+        "| numpy_activation (the numpy recipe) | [0.2, 0, 0.2, 0] | [1, 0, 1, 0] | yes |" in section
     )
+
+
+def test_gallery_parameterless_row_is_every_tensorflow_activation_without_a_parameter():
+    from roundlab import activations
+
+    plain = gradients.parameterless()
+    assert plain == [
+        n
+        for n in activations.names()
+        if activations.spec(n).param is None and not activations.spec(n).numpy_backed
+    ]
+    assert {"identity", "hard_round", "ste_round", "spiky"} <= set(plain)
+    assert "spiky_np" not in plain
+
+
+def test_gradient_checks_run_each_twin_at_the_values_swept_for_its_tensorflow_version():
+    rows = gradients.gradient_checks({"sigmoid_round": [2.0, 7.0]})
+    settings = [r.setting for r in rows if r.activation == "sigmoid_round_np"]
+    assert settings == ["steepness=2", "steepness=7"]

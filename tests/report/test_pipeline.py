@@ -7,13 +7,14 @@ import pytest
 from report_checks import check_report
 from synthetic_results import synthetic_runs, write_runs
 
-from roundlab.report.build import build
+from roundlab.report.pipeline import build_report
+from roundlab.report.selection import HEADLINE_COLUMNS
 
 
 @pytest.fixture
 def built(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
-    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    out = build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     return tmp_path / "reports", out
 
 
@@ -57,7 +58,7 @@ def test_clear_winner_is_bold_and_overlap_is_not_called_a_win(tmp_path):
         if r.activation == "soft_round" and r.ok:
             r.metrics["test"]["exact_match"] = 0.95 + 0.02 * (r.seed - 1)
     results = write_runs(tmp_path / "results", runs)
-    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     md = (tmp_path / "reports" / "report.md").read_text()
     assert "test exact match: no clear winner" in md
     assert "**rounding · sigmoid_round** is best" in md  # MAE still has a clear winner
@@ -104,7 +105,7 @@ def test_planned_runs_without_a_result_file_are_reported(tmp_path):
         "profile: tiny\nplanned:\n- count/regression/default/seed=0.json\n"
         "- count/regression/default/seed=9.json\nwall_time_s: 12.5\n"
     )
-    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     md = (tmp_path / "reports" / "report.md").read_text()
     assert "1 planned runs wrote no result file" in md
     assert "count/regression/default/seed=9.json" in md
@@ -113,10 +114,10 @@ def test_planned_runs_without_a_result_file_are_reported(tmp_path):
 
 def test_rebuilding_removes_figures_of_datasets_no_longer_in_the_results(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
-    build(results, tmp_path / "reports", tmp_path, gradients=False)
+    build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     for p in results.glob("digit_sum/**/*.json"):
         p.unlink()
-    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    out = build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     assert not list((tmp_path / "reports" / "figures").glob("*digit_sum*"))
     assert not list((tmp_path / "reports" / "plots").glob("*digit_sum*"))
     assert all(p.is_file() for p in out.figures)
@@ -130,7 +131,7 @@ def test_alpha_zero_and_a_single_seed_sweep_still_draw(tmp_path):
         for a in (0.0, 1.0, 4.0)
     ]
     results = write_runs(tmp_path / "results", runs)
-    out = build(results, tmp_path / "reports", tmp_path, gradients=False)
+    out = build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     assert [p.name for p in out.figures] == ["sweep-count.png", "learning-count.png"]
     check_report(tmp_path / "reports")
 
@@ -145,7 +146,9 @@ def test_rows_worse_than_the_constant_baseline_in_range_win_nothing(tmp_path):
         spiky = _run("count", "rounding", s, 0.0, 6.0, "spiky")
         spiky.metrics["extrapolate"]["exact_match"] = 0.9  # a constant that happens to hit
         runs.append(spiky)
-    build(write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False)
+    build_report(
+        write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False
+    )
     md = (tmp_path / "reports" / "report.md").read_text()
     assert "**rounding · spiky**" not in md
     assert "extrapolation exact match: **regression** is best" in md
@@ -159,9 +162,19 @@ def test_controls_are_not_runners_up(tmp_path):
         runs.append(_run("count", "regression", s, 0.6, 0.5))
         runs.append(_run("count", "rounding", s, 0.6, 0.5, "identity"))  # the same model
         runs.append(_run("count", "classification", s, 0.3, 0.9))
-    build(write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False)
+    build_report(
+        write_runs(tmp_path / "results", runs), tmp_path / "reports", tmp_path, gradients=False
+    )
     md = (tmp_path / "reports" / "report.md").read_text()
     assert (
         "test exact match: **regression** is best; its interval does not overlap the "
         "runner-up's (classification)" in md
     )
+
+
+def test_headline_table_header_names_the_headline_columns(built):
+    md = (built[0] / "report.md").read_text()
+    header = next(line for line in md.splitlines() if line.startswith("| approach |"))
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    assert cells[3:6] == [c.title for c in HEADLINE_COLUMNS]
+    assert cells[2] == "val exact match"

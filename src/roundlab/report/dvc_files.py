@@ -1,0 +1,97 @@
+"""The files DVC reads besides the report: metrics/ for ``dvc metrics show`` and plots/ (the
+data behind ``dvc plots show``)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from roundlab.report.curves import SweepCurve
+from roundlab.report.headline import Headline
+from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration
+
+PLOT_COLUMNS = (
+    "value",
+    "val_exact_match",
+    "test_exact_match",
+    "test_mae",
+    "zero_grad_fraction",
+    "seeds",
+)
+
+
+def _fresh(directory: Path, pattern: str) -> None:
+    """Create ``directory`` and remove its old files: a dataset or approach dropped from the
+    sweep must leave no file behind."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob(pattern):
+        stale.unlink()
+
+
+def metric_key(cfg: Configuration) -> str:
+    """``classification``, ``regression`` or ``rounding-<activation>``: a metrics file name."""
+    return cfg.approach if cfg.approach != ROUNDING else f"{ROUNDING}-{cfg.activation}"
+
+
+def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Path]:
+    """Headline means for ``dvc metrics show``, one file per approach (and one for the constant
+    baseline) mapping dataset -> exact_match, mae, extrapolation (test exact match, test MAE,
+    extrapolation exact match), so that the table DVC prints has a row per approach, like the
+    report's. The intervals are in the report: DVC shows one number per key. A missing value
+    (no extrapolation split) is null."""
+    rows: dict[str, dict[str, dict]] = {}
+    for dataset, h in headlines.items():
+        for cfg in h.rows:
+            rows.setdefault(metric_key(cfg), {})[dataset] = {
+                c.key: _num(cfg.metric(c.split, c.metric).mean) for c in HEADLINE_COLUMNS
+            }
+        rows.setdefault("baseline", {})[dataset] = {
+            c.key: _num(h.baseline[(c.split, c.metric)].mean) for c in HEADLINE_COLUMNS
+        }
+    _fresh(metrics_dir, "*.json")
+    paths = []
+    for name, entry in rows.items():
+        path = metrics_dir / f"{name}.json"
+        path.write_text(json.dumps(entry, indent=2) + "\n")
+        paths.append(path)
+    return paths
+
+
+def _num(value: float) -> float | None:
+    return round(value, 4) if value == value else None  # NaN is not JSON
+
+
+def write_plots(curves: dict[str, list[SweepCurve]], plot_dir: Path) -> list[Path]:
+    """One CSV per (dataset, swept activation), x = the parameter value, for ``dvc plots``.
+    ``curves`` maps each dataset to its sweep curves."""
+    _fresh(plot_dir, "*.csv")
+    paths = []
+    for dataset, dataset_curves in curves.items():
+        for curve in dataset_curves:
+            path = plot_dir / f"sweep-{dataset}-{curve.activation}.csv"
+            with path.open("w", newline="") as fh:
+                writer = csv.writer(fh)
+                writer.writerow(PLOT_COLUMNS)
+                writer.writerows(_plot_rows(curve))
+            paths.append(path)
+    return paths
+
+
+def _plot_rows(curve: SweepCurve) -> list[list]:
+    return [
+        [f"{value:g}", *(_csv(iv.mean) for iv in intervals), seeds]
+        for value, *intervals, seeds in zip(
+            curve.values,
+            curve.val_exact_match,
+            curve.test_exact_match,
+            curve.test_mae,
+            curve.zero_grad_fraction,
+            curve.seeds,
+            strict=True,
+        )
+    ]
+
+
+def _csv(value: float) -> str:
+    return "" if value != value else f"{value:.4f}"

@@ -1,0 +1,153 @@
+"""Build the report from result files: reports/report.md, report.html, figures/, metrics/
+(``dvc metrics show``) and plots/ (the data behind ``dvc plots show``).
+
+The three layers meet here: the numbers are computed (selection, headline, curves, gradients),
+the figures drawn from them (figures, activation_figures), and the document written from both
+(sections, gradient_sections, summary), rendered once to Markdown and once to HTML.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from roundlab import paths
+from roundlab import results as results_io
+from roundlab.report import (
+    activation_figures,
+    curves,
+    dvc_files,
+    environment,
+    figures,
+    render,
+    sections,
+    summary,
+)
+from roundlab.report.document import Block, Document, Heading, Paragraph
+from roundlab.report.gradient_sections import gradient_blocks
+from roundlab.report.gradients import compute_gradients, gallery_rows
+from roundlab.report.headline import headline
+from roundlab.report.selection import Configuration, group, swept_values
+
+TITLE = "roundlab: training networks whose targets are integers"
+LEFT_OUT = "Left out of this build (--no-gradients)."
+SWEEP_INTRODUCTION = (
+    "Each rounding activation against its knob: exact match on val and test, test MAE, "
+    "and the fraction of training examples whose loss gradient with respect to the "
+    "output unit is exactly zero at the end of training: those examples teach the "
+    "network nothing more. It is zero where the surrogate's slope is zero (sine_round "
+    "outside its window) and, for activations that round in the forward pass "
+    "(ste_round, comb_round), wherever the rounded output already equals the label."
+)
+
+
+@dataclass(frozen=True)
+class Outputs:
+    markdown: Path
+    html: Path
+    metrics: list[Path]
+    figures: list[Path]
+    plots: list[Path]
+
+
+def read_manifest(results_dir: Path) -> dict:
+    """The sweep's record (profile, planned result files, wall time), or {} when absent."""
+    path = Path(results_dir) / paths.SWEEP_MANIFEST
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+
+
+def missing_runs(results_dir: Path, manifest: dict) -> list[str]:
+    """Result files the sweep planned that do not exist."""
+    return sorted(p for p in manifest.get("planned", []) if not (results_dir / p).is_file())
+
+
+def _fresh_figures(reports_dir: Path) -> Path:
+    figdir = reports_dir / "figures"
+    figdir.mkdir(parents=True, exist_ok=True)
+    for stale in figdir.glob("*.png"):  # a dataset dropped from the sweep leaves no old figure
+        stale.unlink()
+    return figdir
+
+
+def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
+    n_ok = sum(r.ok for r in runs)
+    return Paragraph(
+        f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
+        f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
+        f"sweep profile `{manifest.get('profile', 'unknown')}`. Built from the result files "
+        f"under `{results_dir.name}/` alone. Each rounding activation's setting is chosen on "
+        "the validation split (highest mean exact match, ties to the lower MAE) and reported "
+        "on the test split. Intervals are 95% confidence intervals of the mean over seeds "
+        "(t distribution); with one seed there is no interval and the table says so. A row is "
+        "marked best only when its interval does not overlap the runner-up's: a difference "
+        "inside the intervals is not called a win."
+    )
+
+
+def _result_sections(groups: dict[str, list[Configuration]], headlines, sweeps, figdir: Path):
+    """Sections 1, 2 and 4: headline tables, sweep curves and learning curves per dataset."""
+    table_blocks: list[Block] = [Heading("1. Headline results per dataset")]
+    sweep_blocks: list[Block] = [Heading("2. Sweep curves"), Paragraph(SWEEP_INTRODUCTION)]
+    learning_blocks: list[Block] = [Heading("4. Learning curves")]
+    for dataset, configs in groups.items():
+        h = headlines[dataset]
+        table_blocks += sections.headline_blocks(h)
+        refs = curves.sweep_references(h)
+        png = figures.sweep_curves(dataset, sweeps[dataset], refs, figdir / f"sweep-{dataset}.png")
+        sweep_blocks += sections.sweep_blocks(dataset, sweeps[dataset], png)
+        best = curves.best_configurations(configs)
+        png = figures.learning_curves(
+            dataset, curves.learning_curves(best), figdir / f"learning-{dataset}.png"
+        )
+        learning_blocks += sections.learning_blocks(dataset, best, png)
+    return table_blocks, sweep_blocks, learning_blocks
+
+
+def _gradient_sections(grad, swept: dict[str, list[float]], figdir: Path):
+    """Sections 3 and 5: the gallery and the gradient checks (both left out without ``grad``)."""
+    if grad is None:
+        return [Paragraph(LEFT_OUT)], [Paragraph(LEFT_OUT)]
+    gallery = activation_figures.gallery(gallery_rows(swept), figdir / "gallery.png")
+    checks = activation_figures.gradient_checks(grad, figdir / "gradient-checks.png")
+    return sections.gallery_blocks(gallery), gradient_blocks(grad, checks)
+
+
+def build_report(
+    results_dir: Path, reports_dir: Path, root: Path, *, gradients: bool = True, cost: bool = True
+) -> Outputs:
+    """Write the report. ``gradients`` False leaves out the sections computed from
+    roundlab.activations (gallery, gradient checks); ``cost`` False leaves out the timing."""
+    start = time.perf_counter()
+    results_dir, reports_dir = Path(results_dir), Path(reports_dir)
+    figdir = _fresh_figures(reports_dir)
+    runs = results_io.read_all(results_dir)
+    manifest = read_manifest(results_dir)
+    groups = group(runs)
+    swept = swept_values(groups)
+    headlines = {d: headline(d, cfgs) for d, cfgs in groups.items()}
+    sweeps = {d: curves.sweep_curves(cfgs) for d, cfgs in groups.items()}
+    grad = None
+    if gradients:
+        grad = compute_gradients(swept, cost)
+
+    doc = Document(TITLE)
+    doc.add(_introduction(runs, groups, manifest, results_dir))
+    doc.add(*summary.summary_blocks(headlines, groups, grad))
+    tables, sweep_curves, learning = _result_sections(groups, headlines, sweeps, figdir)
+    gallery, checks = _gradient_sections(grad, swept, figdir)
+    doc.add(*tables, *sweep_curves, Heading("3. Activation gallery"), *gallery, *learning)
+    doc.add(Heading("5. Gradient checks"), *checks, Heading("6. Failed runs"))
+    doc.add(*sections.failed_blocks(runs, missing_runs(results_dir, manifest)))
+    env = environment.tables(runs, manifest, root, time.perf_counter() - start)
+    doc.add(Heading("7. Environment"), *sections.environment_blocks(env))
+
+    md_path = reports_dir / "report.md"
+    md_path.write_text(render.to_markdown(doc, reports_dir))
+    html_path = reports_dir / "report.html"
+    html_path.write_text(render.to_html(doc))
+    metrics = dvc_files.write_metrics(headlines, reports_dir / "metrics")
+    plots = dvc_files.write_plots(sweeps, reports_dir / "plots")
+    return Outputs(md_path, html_path, metrics, [f.path for f in doc.figures()], plots)

@@ -1,0 +1,122 @@
+"""The figures' shared style and drawing helpers: matplotlib on the Agg backend, readable sizes,
+labelled axes with units, one PNG per figure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: DVC stages and CI have none
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+import numpy as np  # noqa: E402
+
+DPI = 100
+PANEL = (4.6, 3.4)  # inches per panel
+X_LABEL = "x (pre-activation, label units)"
+PARAM_LABELS = {
+    "steepness": "steepness k (per unit of x, log scale)",
+    "width": "window width w (fraction of one unit)",
+    "alpha": "alpha α (dimensionless, log scale)",
+    "sigma": "sigma σ (units of x, log scale)",
+}
+plt.rcParams.update(
+    {
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "legend.fontsize": 8.5,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+    }
+)
+
+
+def new_figure(nrows: int, ncols: int, title: str):
+    """A figure of ``nrows`` × ``ncols`` panels under ``title``; returns (figure, 2-D axes)."""
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        # never narrower than the two-line title
+        figsize=(max(PANEL[0] * ncols, 8.0), PANEL[1] * nrows + 0.6),
+        squeeze=False,
+        layout="constrained",
+    )
+    fig.suptitle(title, fontsize=12)
+    return fig, axes
+
+
+def save(fig, path: Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def colours(cmap: str, n: int, stop: float):
+    """``n`` colours from ``cmap`` between 0 and ``stop`` (the light end is hard to see)."""
+    return plt.get_cmap(cmap)(np.linspace(0.0, stop, max(n, 1)))
+
+
+def plain_ticks(axis) -> None:
+    """Log-axis ticks at 1, 2, 5 × 10^n, written 0.5, 1, 20 rather than 5×10^-1, 10^0, 2×10^1."""
+    axis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def integer_ticks(axis) -> None:
+    axis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+
+
+def param_axis(ax, name: str, values: Sequence[float]) -> None:
+    positive = [v for v in values if v > 0]
+    if name == "width" or not positive:
+        ax.set_xscale("linear")
+    elif len(positive) < len(values):  # alpha = 0 is legal: symlog keeps it on the axis
+        ax.set_xscale("symlog", linthresh=min(positive))
+    else:
+        ax.set_xscale("log")
+    ax.margins(x=0.08)  # markers at the first and last value stay whole
+    # ticks at the values that ran, not at powers of ten the sweep never visited
+    ax.set_xticks(list(values), [f"{v:g}" for v in values])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.set_xlabel(PARAM_LABELS.get(name, name))
+
+
+def band(ax, xs, intervals, colour, label, marker="o"):
+    """Mean line with a 95% CI band; points with one seed get a hollow marker and no band."""
+    means = np.array([iv.mean for iv in intervals], dtype=float)
+    ax.plot(xs, means, marker=marker, color=colour, label=label)
+    have = np.array([iv.available for iv in intervals])
+    if have.any():
+        lo = np.array([iv.lo if iv.available else np.nan for iv in intervals])
+        hi = np.array([iv.hi if iv.available else np.nan for iv in intervals])
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.2, linewidth=0)
+    if (~have).any():
+        ax.plot(
+            np.asarray(xs)[~have],
+            means[~have],
+            linestyle="none",
+            marker=marker,
+            markerfacecolor="white",
+            color=colour,
+        )
+
+
+def plot_broken(ax, x, y, relative: float | None = None, **style):
+    """Plot without joining across jumps, so a discontinuity shows as a gap, not a wall.
+
+    A jump is a step between grid points larger than 0.05 (forwards, whose slopes stay below
+    50 on the 0.001 grid), or larger than ``relative`` × the curve's range when given
+    (gradients, whose peaks are steep by design and must not be cut).
+    """
+    y = np.asarray(y, dtype=float)
+    step = np.abs(np.diff(y))
+    limit = 0.05 if relative is None else relative * max(float(np.ptp(y)), 1e-12)
+    where = np.nonzero(step > limit)[0] + 1
+    return ax.plot(
+        np.insert(np.asarray(x, dtype=float), where, np.nan), np.insert(y, where, np.nan), **style
+    )
