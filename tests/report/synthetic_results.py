@@ -142,10 +142,5 @@ def synthetic_runs() -> list[results.RunResult]:
 
 def write_runs(directory: Path, runs: list[results.RunResult]) -> Path:
     for r in runs:
-        results.write(
-            r,
-            results.result_path(
-                directory, r.dataset, r.approach, r.activation, r.activation_params, r.seed
-            ),
-        )
+        results.write(r, r.key.result_path(directory))
     return directory

@@ -61,6 +61,10 @@ def without_activation() -> tuple[str, ...]:
     return tuple(n for n, s in _CATALOGUE.items() if not s.uses_activation)
 
 
+# The approach whose output passes through a rounding activation (its runs vary by activation).
+ROUNDING = next(n for n, s in _CATALOGUE.items() if s.uses_activation)
+
+
 def get(name: str) -> ApproachSpec:
     try:
         return _CATALOGUE[name]

@@ -13,14 +13,15 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from roundlab import approaches
 from roundlab.report.stats import Interval, mean_ci
 from roundlab.results import RunResult
 
-ROUNDING = "rounding"
+ROUNDING = approaches.ROUNDING
 # The one order of the approaches in every table and figure of the report.
-APPROACH_ORDER = ("classification", "regression", ROUNDING)
+APPROACH_ORDER = approaches.names()
 # The approaches the rounding activations are measured against.
-REFERENCE_APPROACHES = tuple(a for a in APPROACH_ORDER if a != ROUNDING)
+REFERENCE_APPROACHES = approaches.without_activation()
 # Rounding-approach activations that are controls, not rounding surrogates: identity is
 # MSE-then-round by another name, hard_round has no gradient. They keep their rows in the
 # tables but never stand for "the rounding approach".
