@@ -13,6 +13,7 @@ load from other processes on the machine hits both alike. Prints a markdown tabl
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shlex
@@ -60,8 +61,8 @@ def measure(step, baseline, x, upstream, warmup: int, repeats: int) -> tuple[flo
     return statistics.median(own), statistics.median(base)
 
 
-def thread_sine_round(x, width=0.1):
-    """The thread's approx_round_sin as posted (tf.sin and masks), for comparison only."""
+def posted_approx_round_sin(x, width):
+    """The rounding Q&A's approx_round_sin as posted (tf.sin and masks), for comparison only."""
     remainder = tf.math.floormod(x, 1.0)
     sin_part = (1 + tf.sin(np.pi * ((remainder - 0.5) / width))) / 2
     whole = sin_part * tf.cast(tf.abs(remainder - 0.5) < width / 2, x.dtype)
@@ -86,8 +87,10 @@ def main(argv: list[str] | None = None) -> None:
         (name, activation.params, activation, activation.supports_jit)
         for name, activation in ((n, activations.get(n)) for n in activations.names())
     ]
-    # The straightforward clipped sine that sine_round's polynomial replaces.
-    candidates.insert(5, ("thread's approx_round_sin", {"width": 0.1}, thread_sine_round, True))
+    # The straightforward clipped sine that sine_round's polynomial replaces, at the same width.
+    width = activations.spec("sine_round").default
+    posted = functools.partial(posted_approx_round_sin, width=width)
+    candidates.insert(5, ("Q&A's approx_round_sin", {"width": width}, posted, True))
 
     rows = []
     for name, params, fn, xla in candidates:

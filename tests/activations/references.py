@@ -1,7 +1,10 @@
-"""Independent references: numpy (float64) formulas for every activation, and the second
-thread's TensorFlow code as posted, hand-written gradients included.
+"""Independent references: numpy (float64) formulas for every activation, and the rounding Q&A's
+TensorFlow code as posted, hand-written gradients included.
 
-Nothing here imports roundlab: the references are written from the formulas in the threads,
+The two Q&A threads (cited in roundlab.activations.catalogue): the custom-activation Q&A, "How to
+make a custom activation function with only Python in Tensorflow?", and the rounding Q&A, "What
+activation function should I use to enforce rounding-like behaviour?".
+Nothing here imports roundlab: the references are written from the formulas in the Q&As,
 DESIGN.md and the papers, not from the implementation.
 """
 
@@ -25,7 +28,7 @@ def _sigmoid(z):
         return 1.0 / (1.0 + np.exp(-z))
 
 
-def _thread_spiky(x):
+def _qa_spiky(x):
     r = x % 1
     if r <= 0.5:
         return r
@@ -33,7 +36,7 @@ def _thread_spiky(x):
         return 0
 
 
-def _thread_d_spiky(x):
+def _qa_d_spiky(x):
     r = x % 1
     if r <= 0.5:
         return 1
@@ -41,9 +44,9 @@ def _thread_d_spiky(x):
         return 0
 
 
-# The first thread's numpy functions, as posted (np.vectorize of scalar functions).
-np_spiky = np.vectorize(_thread_spiky, otypes=[np.float64])
-np_d_spiky = np.vectorize(_thread_d_spiky, otypes=[np.float64])
+# The custom-activation Q&A's numpy functions, as posted (np.vectorize of scalar functions).
+np_spiky = np.vectorize(_qa_spiky, otypes=[np.float64])
+np_d_spiky = np.vectorize(_qa_d_spiky, otypes=[np.float64])
 
 
 def sigmoid_round(x, steepness):
@@ -57,7 +60,7 @@ def sigmoid_round_grad(x, steepness):
 
 
 def sine_round(x, width):
-    """The thread's approx_round_sin, except that the step is taken at r >= 1/2 + w/2, so the
+    """The rounding Q&A's approx_round_sin, except that the step is taken at r >= 1/2 + w/2, so the
     one point per period its strict comparisons miss gets the function's limit there."""
     x = np.asarray(x, np.float64)
     r, half = _frac(x), width / 2
@@ -128,7 +131,7 @@ def base_name(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The second thread's answer, verbatim but for TF2 spelling (tf.mod is tf.math.floormod now).
+# The rounding Q&A's answer, verbatim but for TF2 spelling (tf.mod is tf.math.floormod now).
 # Its float32 casts mean it only takes float32 tensors.
 
 

@@ -1,4 +1,4 @@
-"""frac(x) = x - floor(x) replaces the threads' tf.math.floormod(x, 1) without changing a bit."""
+"""frac(x) = x - floor(x) replaces the Q&A code's tf.math.floormod(x, 1) without changing a bit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""numpy_activation (the first thread's recipe in TF2) and the numpy twins built with it."""
+"""numpy_activation (the custom-activation Q&A's recipe in TF2) and the numpy twins made with it."""
 
 from __future__ import annotations
 
@@ -13,20 +13,20 @@ from roundlab.activations import numpy_activation
 from .references import base_name, np_d_spiky, np_spiky
 from .support import case_id, cases, numpy_names, value_and_grad
 
-THREAD_X = np.array([0.2, 0.7, 1.2, 1.7], np.float32)
+QA_X = np.array([0.2, 0.7, 1.2, 1.7], np.float32)
 
 
 @pytest.mark.parametrize(
     "fn",
     [
-        numpy_activation(np_spiky, np_d_spiky),  # the thread's np.vectorize functions, as posted
+        numpy_activation(np_spiky, np_d_spiky),  # the Q&A's np.vectorize functions, as posted
         activations.spiky_np,
         activations.spiky,
     ],
-    ids=["thread_numpy", "spiky_np", "spiky_tf_ops"],
+    ids=["qa_numpy", "spiky_np", "spiky_tf_ops"],
 )
-def test_spiky_gives_the_first_threads_values_and_gradient(fn):
-    y, grad = value_and_grad(fn, THREAD_X)
+def test_spiky_gives_the_custom_activation_qas_values_and_gradient(fn):
+    y, grad = value_and_grad(fn, QA_X)
     np.testing.assert_allclose(y, [0.2, 0.0, 0.2, 0.0], atol=1e-6)
     np.testing.assert_array_equal(grad, [1.0, 0.0, 1.0, 0.0])
 

@@ -22,7 +22,7 @@ def hard_round(x: tf.Tensor) -> tf.Tensor:
     rule, shared by ``tf.round`` and ``np.round``.
     Gradient: none. TensorFlow registers Round as not differentiable, so ``tape.gradient``
     returns None (not zeros) and a Keras fit with it as the output fails: that failure is the
-    result this control exists to show (the second thread's question).
+    result this control exists to show (the rounding Q&A's question).
     Parameter: none.
     """
     return tf.round(as_float_tensor(x))

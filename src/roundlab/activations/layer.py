@@ -6,7 +6,8 @@ from typing import Any
 
 import keras
 
-from roundlab.activations.registry import PARAMETER_NAMES, get
+from roundlab.activations.catalogue import PARAMETER_NAMES
+from roundlab.activations.registry import get
 
 
 @keras.saving.register_keras_serializable(package="roundlab")

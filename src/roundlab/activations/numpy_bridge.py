@@ -1,6 +1,7 @@
-"""The first thread's recipe in TensorFlow 2: a numpy function and its numpy derivative as an op.
+"""The custom-activation Q&A's recipe in TensorFlow 2: a numpy function and its numpy derivative
+as an op (the Q&A is cited in :mod:`roundlab.activations.catalogue`).
 
-The thread wrapped ``tf.py_func`` and overrode its gradient with ``RegisterGradient`` +
+The Q&A wrapped ``tf.py_func`` and overrode its gradient with ``RegisterGradient`` +
 ``gradient_override_map``; TensorFlow 2 does the same with ``tf.numpy_function`` inside
 ``tf.custom_gradient``. The price: the numpy code runs on the host under the GIL, cannot be
 XLA-compiled (Keras layers using it set ``supports_jit = False``), cannot run on a GPU, and is
@@ -36,7 +37,7 @@ def numpy_activation(
     def on_host(function: NumpyFunction, x: tf.Tensor, suffix: str) -> tf.Tensor:
         def call(array: np.ndarray) -> np.ndarray:
             # numpy promotes to float64 wherever a float64 enters the math, and TensorFlow
-            # insists on the declared dtype (the thread's float32 cast): return x's dtype.
+            # insists on the declared dtype (the Q&A's float32 cast): return x's dtype.
             return np.asarray(function(array), dtype=array.dtype)
 
         y = tf.numpy_function(call, [x], x.dtype, stateful=False, name=f"{op_name}{suffix}")

@@ -1,8 +1,9 @@
 """numpy versions of spiky, sigmoid_round and sine_round, made TensorFlow ops by
-:func:`numpy_activation`, the threads' way, to compare with the TensorFlow-op versions.
+:func:`numpy_activation` (the custom-activation Q&A's way), to compare with the versions built
+from TensorFlow ops.
 
 Each twin computes the same function and gradient as its TensorFlow version (the same
-definitions, see their docstrings), in whole-array numpy rather than the thread's
+definitions, see their docstrings), in whole-array numpy rather than the Q&A's
 ``np.vectorize`` of a scalar function, which is slower still (8 to 9x for spiky).
 """
 
@@ -18,12 +19,13 @@ from roundlab.activations.parameters import STEEPNESS, WIDTH
 
 
 def spiky_np(x: tf.Tensor) -> tf.Tensor:
-    """:func:`roundlab.activations.spiky` in numpy (the first thread's recipe)."""
+    """:func:`roundlab.activations.spiky` in numpy (the custom-activation Q&A's recipe)."""
     return numpy_activation(_spiky, _spiky_grad, name="spiky_np")(x)
 
 
 def sigmoid_round_np(x: tf.Tensor, steepness: float = STEEPNESS.default) -> tf.Tensor:
-    """:func:`roundlab.activations.sigmoid_round` in numpy; steepness a finite number > 0."""
+    """:func:`roundlab.activations.sigmoid_round` in numpy (the custom-activation Q&A's recipe);
+    steepness a finite number > 0."""
     steepness = STEEPNESS.validate(steepness)
     return numpy_activation(
         partial(_sigmoid_round, steepness=steepness),
@@ -33,7 +35,8 @@ def sigmoid_round_np(x: tf.Tensor, steepness: float = STEEPNESS.default) -> tf.T
 
 
 def sine_round_np(x: tf.Tensor, width: float = WIDTH.default) -> tf.Tensor:
-    """:func:`roundlab.activations.sine_round` in numpy (with np.sin); width in (0, 1]."""
+    """:func:`roundlab.activations.sine_round` in numpy with np.sin (the custom-activation Q&A's
+    recipe); width in (0, 1]."""
     width = WIDTH.validate(width)
     return numpy_activation(
         partial(_sine_round, width=width),

@@ -1,8 +1,12 @@
 """The activations' parameters: default, valid range, and the one check every entry point uses.
 
-Parameters are Python numbers. They are checked when :func:`roundlab.activations.get` builds an
+A parameter is a Python number, checked when :func:`roundlab.activations.get` builds an
 activation (before any tensor exists) and again by each plain function, with the error every
-roundlab check raises: "what must hold. Received: name=value".
+roundlab check raises: "what must hold. Received: name=value". The TensorFlow functions also take
+a tensor instead (one value per member of a vectorised training run, broadcast against x): it is
+used unchecked, the caller having checked the Python values it was made from.
+
+The defaults are the ones training uses: conf/activation/*.yaml is generated from them.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import tensorflow as tf
 
 
 @dataclass(frozen=True)
@@ -34,8 +40,12 @@ class Parameter:
         shown = value if is_number else repr(value)
         raise ValueError(f"{self.name} must be {self.constraint}. Received: {self.name}={shown}")
 
+    def accept(self, value: object) -> float | tf.Tensor:
+        """A tensor unchanged (its values are the caller's to check), anything else validated."""
+        return value if tf.is_tensor(value) else self.validate(value)
+
 
 STEEPNESS = Parameter("steepness", 10.0, "a finite number > 0", lambda k: k > 0)
-WIDTH = Parameter("width", 0.1, "in (0, 1]", lambda w: 0 < w <= 1)
-ALPHA = Parameter("alpha", 5.0, "a finite number >= 0", lambda a: a >= 0)
-SIGMA = Parameter("sigma", 0.1, "a finite number > 0", lambda s: s > 0)
+WIDTH = Parameter("width", 0.5, "in (0, 1]", lambda w: 0 < w <= 1)
+ALPHA = Parameter("alpha", 4.0, "a finite number >= 0", lambda a: a >= 0)
+SIGMA = Parameter("sigma", 0.25, "a finite number > 0", lambda s: s > 0)

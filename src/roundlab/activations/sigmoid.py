@@ -1,31 +1,34 @@
-"""sigmoid_round: the second thread's ``approx_round``."""
+"""sigmoid_round: the rounding Q&A's ``approx_round``."""
 
 from __future__ import annotations
 
 import tensorflow as tf
 
-from roundlab.activations._ops import as_float_tensor, frac
+from roundlab.activations._ops import as_float_tensor, frac, parameter_as
 from roundlab.activations.parameters import STEEPNESS
 
 
-def sigmoid_round(x: tf.Tensor, steepness: float = STEEPNESS.default) -> tf.Tensor:
-    """A sigmoid step inside every unit interval: exactly the thread's ``approx_round``.
+def sigmoid_round(x: tf.Tensor, steepness: float | tf.Tensor = STEEPNESS.default) -> tf.Tensor:
+    """A sigmoid step inside every unit interval: exactly the rounding Q&A's ``approx_round``.
 
     Forward: y = floor(x) + s, s = sigmoid(z), z = k (frac(x) - 1/2), frac(x) = x mod 1;
-    the thread's operations in its order, bit for bit its result (tested).
+    the Q&A's operations in its order, bit for bit its result (tested).
     Gradient: the true derivative dy/dx = k s (1 - s) (floor contributes nothing), computed as
-    k e / (1 + e)^2 with e = exp(-|z|) (custom gradient). The thread's hand-written
+    k e / (1 + e)^2 with e = exp(-|z|) (custom gradient). The Q&A's hand-written
     ``approx_round_grad`` returns s (1 - s): it lacks the factor k.
     Parameter: steepness k, a finite number > 0. For large k, y tends to round(x) away from the
-    half-integers, where y = n + 1/2 for every k.
+    half-integers, where y = n + 1/2 for every k. A tensor broadcastable against x without
+    enlarging it (shape (M, 1, 1) for x of shape (M, B, 1): one k per member) is taken
+    unchecked, and each slice gives what the call with that slice's number gives.
     Caveat: y is not continuous: at every integer floor(x) steps up by 1 while s falls from
     sigmoid(k/2) to sigmoid(-k/2), a jump of 2 sigmoid(-k/2) (0.15 at k = 5, 0.013 at k = 10).
     It is the soft_round family without soft_round's rescaling.
-    Source: second thread ("what activation enforces rounding behaviour?"), answer defining
+    Source: the rounding Q&A (see :mod:`roundlab.activations.catalogue`), the answer defining
     approx_round.
     """
-    steepness = STEEPNESS.validate(steepness)
+    steepness = STEEPNESS.accept(steepness)
     x = as_float_tensor(x)
+    steepness = parameter_as(steepness, x.dtype)
 
     def z(x: tf.Tensor) -> tf.Tensor:
         return steepness * (frac(x) - 0.5)

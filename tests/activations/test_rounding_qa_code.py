@@ -1,4 +1,4 @@
-"""The second thread's code as posted: its forwards are ours, its hand-written gradients are
+"""The rounding Q&A's code as posted: its forwards are ours, its hand-written gradients are
 checked against autodiff (approx_round_grad lacks the factor k; approx_round_grad_sin is right)."""
 
 from __future__ import annotations
@@ -16,41 +16,41 @@ WIDTHS = [0.1, 0.25, 0.5, 1.0]
 
 
 @pytest.mark.parametrize("steepness", [1.0, 5.0, 10.0, 1e4])
-def test_sigmoid_round_is_the_threads_approx_round_bit_for_bit(steepness):
+def test_sigmoid_round_is_the_qas_approx_round_bit_for_bit(steepness):
     x = np.concatenate([GRID, np.random.default_rng(0).uniform(-50, 50, 10_000)]).astype("f4")
     expected = approx_round(tf.constant(x), steepness).numpy()
     np.testing.assert_array_equal(activations.sigmoid_round(x, steepness), expected)
 
 
 def _upper_window_edge(width):
-    """Grid points where frac(x) = 1/2 + w/2 exactly: the thread's strict comparisons miss them."""
+    """Grid points where frac(x) = 1/2 + w/2 exactly: the Q&A's strict comparisons miss them."""
     return np.mod(GRID, 1) == np.float32(0.5) + np.float32(width / 2)
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_sine_round_is_the_threads_approx_round_sin_to_float32_rounding(width):
+def test_sine_round_is_the_qas_approx_round_sin_to_float32_rounding(width):
     ours = activations.sine_round(GRID, width).numpy()
-    thread = approx_round_sin(tf.constant(GRID), width).numpy()
+    posted = approx_round_sin(tf.constant(GRID), width).numpy()
     edge = _upper_window_edge(width)
     # the only difference is the sine: one float32 ulp of the fractional part
-    np.testing.assert_allclose(ours[~edge], thread[~edge], rtol=0, atol=2**-23 * 4)
+    np.testing.assert_allclose(ours[~edge], posted[~edge], rtol=0, atol=2**-23 * 4)
 
 
 @pytest.mark.parametrize("width", [0.25, 0.5])
-def test_threads_approx_round_sin_drops_to_floor_at_the_upper_window_edge(width):
+def test_qas_approx_round_sin_drops_to_floor_at_the_upper_window_edge(width):
     edge = _upper_window_edge(width)
     assert edge.sum() == 6  # once per period on this grid
     x = GRID[edge]
-    thread = approx_round_sin(tf.constant(x), width).numpy()
+    posted = approx_round_sin(tf.constant(x), width).numpy()
     ours = activations.sine_round(x, width).numpy()
-    np.testing.assert_array_equal(thread, np.floor(x))  # neither branch: 0 added
+    np.testing.assert_array_equal(posted, np.floor(x))  # neither branch: 0 added
     np.testing.assert_array_equal(ours, np.floor(x) + 1)  # the limit from both sides
     just_below = approx_round_sin(tf.constant(x - 2**-20), width).numpy()
     np.testing.assert_allclose(just_below, np.floor(x) + 1, atol=1e-6)
 
 
 @pytest.mark.parametrize("steepness", [1.0, 5.0, 10.0])
-def test_threads_approx_round_grad_is_autodiff_only_at_steepness_one(steepness):
+def test_qas_approx_round_grad_is_autodiff_only_at_steepness_one(steepness):
     _, autodiff = value_and_grad(lambda x: approx_round(x, steepness), GRID)
     hand_written = approx_round_grad(tf.constant(GRID), steepness).numpy()
     _, ours = value_and_grad(activations.get("sigmoid_round", steepness=steepness), GRID)
@@ -62,7 +62,7 @@ def test_threads_approx_round_grad_is_autodiff_only_at_steepness_one(steepness):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_threads_approx_round_grad_sin_matches_autodiff(width):
+def test_qas_approx_round_grad_sin_matches_autodiff(width):
     _, autodiff = value_and_grad(lambda x: approx_round_sin(x, width), GRID)
     hand_written = approx_round_grad_sin(tf.constant(GRID), width).numpy()
     _, ours = value_and_grad(activations.get("sine_round", width=width), GRID)
@@ -71,7 +71,7 @@ def test_threads_approx_round_grad_sin_matches_autodiff(width):
     np.testing.assert_allclose(ours, hand_written, rtol=0, atol=1e-6 * scale)
 
 
-def test_threads_sine_functions_reject_width_outside_zero_one_as_ours_do():
+def test_qas_sine_functions_reject_width_outside_zero_one_as_ours_do():
     for width in (0.0, 1.5):
         with pytest.raises(ValueError, match="Width must be between"):
             approx_round_sin(tf.constant(GRID), width)
