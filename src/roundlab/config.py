@@ -196,23 +196,29 @@ def validate(cfg: DictConfig) -> None:
         given = ", ".join(f"activation.{k}={v!r}" for k, v in params.items())
         raise ConfigError(f"activation={cfg.activation.name} ({given}): {err}") from err
     m, t = cfg.model, cfg.trainer
-    if any(size < 1 for size in m.hidden_sizes):
-        _fail("model.hidden_sizes", list(m.hidden_sizes), "must all be >= 1")
-    if not 0.0 <= m.dropout < 1.0:
-        _fail("model.dropout", m.dropout, "must be in [0, 1)")
+    es = t.early_stopping
+    monitors = list(MONITORS)
+    for key, value, holds, rule in (
+        ("model.hidden_sizes", list(m.hidden_sizes), min(m.hidden_sizes) >= 1, "must all be >= 1"),
+        ("model.dropout", m.dropout, 0.0 <= m.dropout < 1.0, "must be in [0, 1)"),
+        ("trainer.learning_rate", t.learning_rate, t.learning_rate > 0, "must be > 0"),
+        ("trainer.batch_size", t.batch_size, t.batch_size >= 1, "must be >= 1"),
+        ("trainer.epochs", t.epochs, t.epochs >= 1, "must be >= 1"),
+        ("trainer.loss", t.loss, t.loss in LOSSES, f"must be one of {LOSSES}"),
+        ("trainer.huber_delta", t.huber_delta, t.huber_delta > 0, "must be > 0"),
+        ("trainer.early_stopping.patience", es.patience, es.patience >= 1, "must be >= 1"),
+        ("trainer.early_stopping.min_delta", es.min_delta, es.min_delta >= 0, "must be >= 0"),
+        (
+            "trainer.early_stopping.monitor",
+            es.monitor,
+            es.monitor in monitors,
+            f"must be one of {monitors}",
+        ),
+    ):
+        if not holds:
+            _fail(key, value, rule)
     _check_hidden_activation(m.hidden_activation, dict(m.hidden_activation_params))
-    if t.learning_rate <= 0:
-        _fail("trainer.learning_rate", t.learning_rate, "must be > 0")
-    if t.batch_size < 1:
-        _fail("trainer.batch_size", t.batch_size, "must be >= 1")
-    if t.epochs < 1:
-        _fail("trainer.epochs", t.epochs, "must be >= 1")
-    if t.loss not in LOSSES:
-        _fail("trainer.loss", t.loss, f"must be one of {LOSSES}")
-    if t.huber_delta <= 0:
-        _fail("trainer.huber_delta", t.huber_delta, "must be > 0")
     _check_optimizer(t.optimizer)
-    _check_early_stopping(t.early_stopping)
     if jit_setting(cfg) and t.deterministic:
         _fail(
             "trainer.jit_compile",
@@ -265,16 +271,6 @@ def _check_hidden_activation(name: str, params: dict[str, float]) -> None:
             f"model.hidden_activation must be a Keras activation or one of "
             f"{activations.names()}. Received: model.hidden_activation={name!r}"
         ) from err
-
-
-def _check_early_stopping(es: DictConfig) -> None:
-    monitors = list(MONITORS)
-    if es.patience < 1:
-        _fail("trainer.early_stopping.patience", es.patience, "must be >= 1")
-    if es.min_delta < 0:
-        _fail("trainer.early_stopping.min_delta", es.min_delta, "must be >= 0")
-    if es.monitor not in monitors:
-        _fail("trainer.early_stopping.monitor", es.monitor, f"must be one of {monitors}")
 
 
 def _check_optimizer(name: str) -> None:

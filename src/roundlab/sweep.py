@@ -128,14 +128,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
             f"profiles.{name}.approaches must be among {list(APPROACHES_WITHOUT_ACTIVATION)} "
             f"(rounding runs come from `activations`). Received: {bad}"
         )
-    activations = {}
-    for act, values in (raw.get("activations") or {}).items():
-        if values is not None and (not isinstance(values, list) or not values):
-            raise ValueError(
-                f"profiles.{name}.activations.{act} must be a non-empty list of "
-                f"parameter values or null. Received: {values!r}"
-            )
-        activations[act] = None if values is None else tuple(float(v) for v in values)
+    activations = _activation_values(name, raw.get("activations") or {})
     per_dataset = {
         d: tuple(str(o) for o in (v or ())) for d, v in (raw.get("dataset_overrides") or {}).items()
     }
@@ -159,6 +152,19 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         max_members=max_members,
         tracking=bool(raw.get("tracking", True)),
     )
+
+
+def _activation_values(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, ...] | None]:
+    """A profile's ``activations``: each a non-empty list of parameter values, or null."""
+    out = {}
+    for act, values in raw.items():
+        if values is not None and (not isinstance(values, list) or not values):
+            raise ValueError(
+                f"profiles.{name}.activations.{act} must be a non-empty list of "
+                f"parameter values or null. Received: {values!r}"
+            )
+        out[act] = None if values is None else tuple(float(v) for v in values)
+    return out
 
 
 def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:

@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from roundlab.activations.numpy_bridge import numpy_activation
-from roundlab.activations.parameters import STEEPNESS, WIDTH
+from roundlab.activations.parameters import STEEPNESS, WIDTH, Parameter
 
 
 def spiky_np(x: tf.Tensor) -> tf.Tensor:
@@ -26,23 +26,19 @@ def spiky_np(x: tf.Tensor) -> tf.Tensor:
 def sigmoid_round_np(x: tf.Tensor, steepness: float = STEEPNESS.default) -> tf.Tensor:
     """:func:`roundlab.activations.sigmoid_round` in numpy (the custom-activation Q&A's recipe);
     steepness a finite number > 0."""
-    steepness = STEEPNESS.validate(steepness)
-    return numpy_activation(
-        partial(_sigmoid_round, steepness=steepness),
-        partial(_sigmoid_round_grad, steepness=steepness),
-        name="sigmoid_round_np",
-    )(x)
+    return _twin(x, "sigmoid_round_np", _sigmoid_round, _sigmoid_round_grad, STEEPNESS, steepness)
 
 
 def sine_round_np(x: tf.Tensor, width: float = WIDTH.default) -> tf.Tensor:
     """:func:`roundlab.activations.sine_round` in numpy with np.sin (the custom-activation Q&A's
     recipe); width in (0, 1]."""
-    width = WIDTH.validate(width)
-    return numpy_activation(
-        partial(_sine_round, width=width),
-        partial(_sine_round_grad, width=width),
-        name="sine_round_np",
-    )(x)
+    return _twin(x, "sine_round_np", _sine_round, _sine_round_grad, WIDTH, width)
+
+
+def _twin(x, name: str, function, gradient, parameter: Parameter, value: float) -> tf.Tensor:
+    """``function`` and its ``gradient`` with the checked ``parameter`` bound, applied to x."""
+    bound = {parameter.name: parameter.validate(value)}
+    return numpy_activation(partial(function, **bound), partial(gradient, **bound), name=name)(x)
 
 
 def _spiky(x: np.ndarray) -> np.ndarray:

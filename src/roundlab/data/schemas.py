@@ -81,7 +81,6 @@ class BoxConfig(SizedConfig):
     extrapolate_margin: float = MISSING
 
     def check(self) -> None:
-        super().check()
         require(
             len(self.weights) >= 1, "weights must hold one weight per feature", weights=self.weights
         )
@@ -102,6 +101,7 @@ class BoxConfig(SizedConfig):
             "extrapolate_margin must be a positive finite number",
             extrapolate_margin=self.extrapolate_margin,
         )
+        super().check()
 
 
 @dataclass
@@ -167,6 +167,8 @@ class LabelWindowConfig(SizedConfig):
 
 @dataclass
 class CountConfig(LabelWindowConfig):
+    """How many of ``n_features`` uniform features exceed ``threshold``: labels 0..n_features."""
+
     generator: str = "count"
     n_features: int = MISSING
     threshold: float = MISSING
@@ -191,16 +193,19 @@ def _check_fractions(first: str, a: float, second: str, b: float) -> None:
 
 @dataclass
 class DigitSumConfig(LabelWindowConfig):
+    """The sum of the two digits in a pair of handwritten-digit images: labels 0..18; the
+    fractions of the images kept apart for val and test pairs."""
+
     generator: str = "digit_sum"
     val_images: float = MISSING
     test_images: float = MISSING
 
-    def label_top(self) -> int:
-        return DIGIT_SUM_MAX
-
     def check(self) -> None:
         _check_fractions("val_images", self.val_images, "test_images", self.test_images)
         super().check()
+
+    def label_top(self) -> int:
+        return DIGIT_SUM_MAX
 
 
 @dataclass

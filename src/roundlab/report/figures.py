@@ -90,15 +90,14 @@ def sweep_curves(
     ``references`` maps a label (classification, regression, constant baseline) to its test
     exact match, drawn as horizontal lines. Returns None when nothing was swept.
     """
+    title = (
+        f"{dataset}: rounding activations against their knob\n"
+        "mean over seeds; shaded: 95% CI; hollow marker: one seed (no CI)"
+    )
     curves = [c for c in curves if len(c.values) >= 2]
     if not curves:
         return None
-    fig, axes = new_figure(
-        3,
-        len(curves),
-        f"{dataset}: rounding activations against their knob\n"
-        "mean over seeds; shaded: 95% CI; hollow marker: one seed (no CI)",
-    )
+    fig, axes = new_figure(3, len(curves), title)
     for col, curve in enumerate(curves):
         _exact_match_panel(axes[0][col], curve, references)
         band(axes[1][col], curve.values, curve.test_mae, SPLIT_COLOURS["test"], "test")
