@@ -42,3 +42,9 @@ def compose(tmp_path, store):
         return config.compose([*TINY, f"results_dir={tmp_path / 'results'}", *overrides])
 
     return _compose
+
+
+@pytest.fixture
+def tiny():
+    """The overrides that shrink a run, for tests that launch their own processes."""
+    return list(TINY)

@@ -10,12 +10,10 @@ import pytest
 from roundlab import results, tracking
 from roundlab.callbacks import STATUS_FILE
 
-from .conftest import TINY
-
 pytestmark = pytest.mark.slow
 
 
-def _sweep(tmp_path, *overrides):
+def _sweep(tmp_path, tiny, *overrides):
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     env = {**os.environ, "MLFLOW_TRACKING_URI": uri, "TF_CPP_MIN_LOG_LEVEL": "2"}
     run = subprocess.run(
@@ -24,7 +22,7 @@ def _sweep(tmp_path, *overrides):
             "-m",
             "roundlab.train",
             "-m",
-            *TINY,
+            *tiny,
             "trainer.epochs=2",
             f"results_dir={tmp_path / 'results'}",
             f"hydra.sweep.dir={tmp_path / 'sweep'}",
@@ -49,9 +47,10 @@ def _parent_and_children(client):
     return parents[0], children
 
 
-def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_path):
+def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_path, tiny):
     stdout, client = _sweep(
-        tmp_path, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
+        tmp_path,
+        tiny, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
     )
     assert "sweep: 2 succeeded, 2 failed" in stdout
     files = sorted((tmp_path / "results").rglob("*.json"))
@@ -72,9 +71,10 @@ def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_
     assert ids == {c.info.run_id for c in children}
 
 
-def test_joblib_sweep_shares_one_parent_across_processes_and_survives_a_bad_value(tmp_path):
+def test_joblib_sweep_shares_one_parent_across_processes_and_survives_a_bad_value(tmp_path, tiny):
     stdout, client = _sweep(
         tmp_path,
+        tiny,
         "hydra/launcher=joblib",
         "hydra.launcher.n_jobs=2",
         "approach=rounding",
