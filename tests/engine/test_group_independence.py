@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from roundlab.engine import HISTORY_KEYS, Member, train_members
-from tests.engine.conftest import APPROACHES, HIDDEN, initial_weights, setup
+
+from .support import APPROACHES, HIDDEN, initial_weights, setup
 
 SETTINGS = {"hidden_sizes": HIDDEN, "batch_size": 32, "epochs": 4, "learning_rate": 0.01}
 

@@ -8,7 +8,8 @@ import pytest
 
 from roundlab.engine import Member, train_members
 from roundlab.engine.stacked_mlp import StackedMLP, hidden_activation, output_head, stack_weights
-from tests.engine.conftest import APPROACHES, HIDDEN, network, setup
+
+from .support import APPROACHES, HIDDEN, network, setup
 
 
 @pytest.mark.parametrize("name", sorted(APPROACHES))
@@ -18,7 +19,9 @@ def test_stacked_forward_equals_each_members_build_mlp_output(name, data):
     x_train, y_train, x_val, _ = data
     cfg, approach = setup(name, y_train)
     nets = [network(cfg, approach, seed) for seed in (3, 4, 5)]
-    members = [Member(seed, net.model.get_weights()) for seed, net in zip((3, 4, 5), nets)]
+    members = [
+        Member(seed, net.model.get_weights()) for seed, net in zip((3, 4, 5), nets, strict=True)
+    ]
     shapes = [w.shape for w in members[0].initial_weights]
     stacked = StackedMLP(
         stack_weights(members, shapes),

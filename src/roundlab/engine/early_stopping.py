@@ -110,7 +110,10 @@ class Tracker:
         if epoch == 0:
             return np.ones_like(value, dtype=bool)
         delta = self.rule.min_delta if self.rule else 0.0
+        # Keras shifts by min_delta in float64 and compares as float32 tensors: the same here,
+        # so a step of exactly min_delta counts (or not) as it does in Keras.
+        best = self.best.astype(np.float32)
         with np.errstate(invalid="ignore"):
             if self.maximise:
-                return value - delta > self.best
-            return value + delta < self.best
+                return (value - delta).astype(np.float32) > best
+            return (value + delta).astype(np.float32) < best

@@ -42,9 +42,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from roundlab.engine import stacked_mlp
 from roundlab.engine.early_stopping import EarlyStopping, Tracker
 from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
-from roundlab.engine import stacked_mlp
 from roundlab.engine.stacked_mlp import StackedMLP, layer_shapes
 
 
