@@ -84,3 +84,15 @@ def test_member_failing_midway_keeps_its_last_finite_weights(data):
     before = train_members(approach, [member], *data, **{**settings, "epochs": failed})[0]
     for got, expected in zip(outcome.weights, before.weights, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+def test_xla_compiled_program_trains_as_the_plain_one(data):
+    """To float32 tolerance: XLA fuses and reorders the arithmetic."""
+    approach, members = group("soft_round", data[1])
+    plain = train_members(approach, members, *data, **SETTINGS)
+    compiled = train_members(approach, members, *data, jit_compile=True, **SETTINGS)
+    for got, expected in zip(compiled, plain, strict=True):
+        for key in ("loss", "val_loss"):
+            np.testing.assert_allclose(got.history[key], expected.history[key], rtol=1e-4)
+        for a, b in zip(got.weights, expected.weights, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
