@@ -197,7 +197,6 @@ def validate(cfg: DictConfig) -> None:
         raise ConfigError(f"activation={cfg.activation.name} ({given}): {err}") from err
     m, t = cfg.model, cfg.trainer
     es = t.early_stopping
-    monitors = list(MONITORS)
     for key, value, holds, rule in (
         ("model.hidden_sizes", list(m.hidden_sizes), min(m.hidden_sizes) >= 1, "must all be >= 1"),
         ("model.dropout", m.dropout, 0.0 <= m.dropout < 1.0, "must be in [0, 1)"),
@@ -206,13 +205,13 @@ def validate(cfg: DictConfig) -> None:
         ("trainer.epochs", t.epochs, t.epochs >= 1, "must be >= 1"),
         ("trainer.loss", t.loss, t.loss in LOSSES, f"must be one of {LOSSES}"),
         ("trainer.huber_delta", t.huber_delta, t.huber_delta > 0, "must be > 0"),
-        ("trainer.early_stopping.patience", es.patience, es.patience >= 1, "must be >= 1"),
+        ("trainer.early_stopping.patience", es.patience, es.patience >= 0, "must be >= 0"),
         ("trainer.early_stopping.min_delta", es.min_delta, es.min_delta >= 0, "must be >= 0"),
         (
             "trainer.early_stopping.monitor",
             es.monitor,
-            es.monitor in monitors,
-            f"must be one of {monitors}",
+            es.monitor in MONITORS,
+            f"must be one of {list(MONITORS)}",
         ),
     ):
         if not holds:

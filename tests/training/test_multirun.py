@@ -49,8 +49,7 @@ def _parent_and_children(client):
 
 def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_path, tiny):
     stdout, client = _sweep(
-        tmp_path,
-        tiny, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
+        tmp_path, tiny, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
     )
     assert "sweep: 2 succeeded, 2 failed" in stdout
     files = sorted((tmp_path / "results").rglob("*.json"))

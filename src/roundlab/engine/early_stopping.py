@@ -1,44 +1,75 @@
-"""Early stopping as Keras does it, restoring the best epoch's weights, for every engine.
+"""Early stopping with Keras' rule, for every engine: per member of a stacked group, and for a
+single run (``keras_callback`` trains it, :func:`best_epoch` reads the same rule back from the
+recorded history).
 
-``trainer.early_stopping`` names a monitored history key (``val_loss``, ``val_exact_match``,
-...), a ``patience`` in epochs and a ``min_delta``. An epoch improves when the monitored value
-beats the best so far by more than ``min_delta`` (lower for losses and errors, higher for
-exact_match and within_one); training stops once ``patience`` epochs in a row did not improve,
-and the weights of the best epoch are restored (Keras ``EarlyStopping(restore_best_weights=
-True)``, whose rule :func:`best_epoch` reproduces on a recorded history).
+The rule of ``keras.callbacks.EarlyStopping(restore_best_weights=True)`` (Keras 3.15), applied
+per member with numpy arrays over the members:
+
+- epoch 0 always improves (Keras starts from ``best = None``);
+- later, epoch e improves when ``value + min_delta < best`` (minimised) or
+  ``value - min_delta > best`` (maximised); an improvement sets ``best``, the best epoch and
+  ``wait = 0``;
+- otherwise ``wait`` grows by one, and the member stops after epoch e when
+  ``wait >= patience`` and ``e > 0``.
+
+A member whose training loss is not finite fails at that epoch and stops as well.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from roundlab.metrics import EPOCH_METRICS
+import numpy as np
+
+from roundlab.engine.members import HISTORY_KEYS
 
 # Metrics where larger is better; the others (loss, mae, rmse) are minimised.
 MAXIMISED = ("exact_match", "within_one")
 # What can be monitored: the validation loss and the per-epoch validation metrics.
-MONITORS = ("val_loss", *(f"val_{m}" for m in EPOCH_METRICS))
+MONITORS = tuple(key for key in HISTORY_KEYS if key.startswith("val_"))
 
 
 @dataclass(frozen=True)
 class EarlyStopping:
+    """Stop a member once ``monitor`` has not improved by more than ``min_delta`` for
+    ``patience`` epochs, and give it back its best epoch's weights.
+
+    ``monitor``: a validation history key (``val_loss``, ``val_exact_match``, ...).
+    ``patience``: an integer >= 0. ``min_delta``: a number >= 0. ``mode``: ``min``, ``max``,
+    or ``auto`` (max for exact_match and within_one, min for loss, mae and rmse).
+    """
+
     monitor: str = "val_loss"
     patience: int = 10
     min_delta: float = 0.0
+    mode: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.monitor not in MONITORS:
+            raise ValueError(
+                f"monitor must be one of {list(MONITORS)}. Received: monitor={self.monitor!r}"
+            )
+        if isinstance(self.patience, bool) or not isinstance(self.patience, int):
+            raise ValueError(
+                f"patience must be an integer >= 0. Received: patience={self.patience!r}"
+            )
+        if self.patience < 0:
+            raise ValueError(
+                f"patience must be an integer >= 0. Received: patience={self.patience}"
+            )
+        if not self.min_delta >= 0:
+            raise ValueError(f"min_delta must be >= 0. Received: min_delta={self.min_delta}")
+        if self.mode not in ("auto", "min", "max"):
+            raise ValueError(f"mode must be auto, min or max. Received: mode={self.mode!r}")
 
     @property
     def maximise(self) -> bool:
-        return self.monitor.endswith(MAXIMISED)
-
-    def improves(self, value: float, best: float | None) -> bool:
-        if best is None:
-            return True
-        if self.maximise:
-            return value - self.min_delta > best
-        return value + self.min_delta < best
+        if self.mode != "auto":
+            return self.mode == "max"
+        return self.monitor.removeprefix("val_") in MAXIMISED
 
     def keras_callback(self):
+        """The same rule as a Keras callback, restoring the best epoch's weights."""
         import keras
 
         return keras.callbacks.EarlyStopping(
@@ -50,15 +81,67 @@ class EarlyStopping:
         )
 
 
-def best_epoch(history: Sequence[float], rule: EarlyStopping) -> tuple[int, int]:
-    """``(best epoch, epochs that ran)`` when ``rule`` watches the values ``history``: the
-    epochs after the best one stop at ``patience`` without improvement."""
-    best, best_at, wait = None, 0, 0
-    for epoch, value in enumerate(history):
-        if rule.improves(value, best):
-            best, best_at, wait = value, epoch, 0
-            continue
-        wait += 1
-        if wait >= rule.patience:
-            return best_at, epoch + 1
-    return best_at, len(history)
+def best_epoch(history: dict[str, list[float]], rule: EarlyStopping | None) -> tuple[int, int]:
+    """``(best epoch, epochs that ran)`` that ``rule`` gives on a recorded Keras history (with
+    ``rule=None``: the epoch of the lowest val_loss, and every epoch)."""
+    tracker = Tracker(1, rule)
+    for epoch in range(len(history["loss"])):
+        tracker.update(epoch, np.array([[history[key][epoch]] for key in HISTORY_KEYS]))
+        if tracker.done:
+            break
+    return int(tracker.best_epoch[0]), int(tracker.epochs_run[0])
+
+
+class Tracker:
+    """Per-member bookkeeping between epochs: best value and epoch, wait, stopped or failed.
+
+    With ``rule=None`` nobody stops early and the best epoch of val_loss is still tracked.
+    """
+
+    def __init__(self, members: int, rule: EarlyStopping | None):
+        self.rule = rule
+        monitor = rule.monitor if rule else "val_loss"
+        self.index = HISTORY_KEYS.index(monitor)
+        self.maximise = rule.maximise if rule else False
+        self.best = np.full(members, np.nan)
+        self.best_epoch = np.zeros(members, dtype=np.int64)
+        self.wait = np.zeros(members, dtype=np.int64)
+        self.epochs_run = np.zeros(members, dtype=np.int64)
+        self.failed_at = np.full(members, -1, dtype=np.int64)
+        self.running = np.ones(members, dtype=bool)
+
+    def update(self, epoch: int, values: np.ndarray) -> np.ndarray:
+        """Book epoch ``epoch`` (``values``: HISTORY_KEYS x members) and return which members'
+        weights after this epoch are to be kept: the improved ones under early stopping, every
+        member still training with a finite loss otherwise."""
+        ran = self.running.copy()
+        self.epochs_run[ran] = epoch + 1
+        finite = np.isfinite(values[HISTORY_KEYS.index("loss")])
+        self.failed_at[ran & ~finite] = epoch
+        self.running &= finite
+        improved = self.running & self._improves(epoch, values[self.index])
+        self.best[improved] = values[self.index][improved]
+        self.best_epoch[improved] = epoch
+        self.wait[self.running] += 1
+        self.wait[improved] = 0
+        if self.rule is None:
+            return self.running.copy()
+        if epoch > 0:
+            self.running &= improved | (self.wait < self.rule.patience)
+        return improved
+
+    @property
+    def done(self) -> bool:
+        return not self.running.any()
+
+    def _improves(self, epoch: int, value: np.ndarray) -> np.ndarray:
+        if epoch == 0:
+            return np.ones_like(value, dtype=bool)
+        delta = self.rule.min_delta if self.rule else 0.0
+        # Keras shifts by min_delta in float64 and compares as float32 tensors: the same here,
+        # so a step of exactly min_delta counts (or not) as it does in Keras.
+        best = self.best.astype(np.float32)
+        with np.errstate(invalid="ignore"):
+            if self.maximise:
+                return (value - delta).astype(np.float32) > best
+            return (value + delta).astype(np.float32) < best

@@ -59,8 +59,7 @@ def fit(
     bad = nan_epoch(history.get("loss", []))
     if bad is not None:
         raise nan_failure(bad, trainer.learning_rate)
-    rule = stopping or EarlyStopping(patience=trainer.epochs)
-    best, ran = best_epoch(history[rule.monitor], rule)
+    best, ran = best_epoch(history, stopping)
     return Fitted(history, best, ran, trainer.epochs)
 
 

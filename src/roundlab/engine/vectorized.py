@@ -22,7 +22,6 @@ from roundlab import approaches, config, evaluation, models
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import grouping, session, single, stacked
-from roundlab.engine.early_stopping import EarlyStopping, best_epoch
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.recording import Recording
 from roundlab.results import RunResult
@@ -93,11 +92,12 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         group.weights, group.fits = [None] * len(cfgs), [None] * len(cfgs)
         group.errors = [str(err)] * len(cfgs)
     else:
-        rule = config.early_stopping(first) or EarlyStopping(patience=trainer.epochs)
         for outcome in outcomes:
             group.weights.append(outcome.weights)
             group.errors.append(outcome.error)
-            group.fits.append(_fitted(outcome, rule, trainer.epochs))
+            group.fits.append(
+                Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, trainer.epochs)
+            )
     group.seconds_per_member = (time.perf_counter() - started) / len(cfgs)
     return group
 
@@ -112,11 +112,6 @@ def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Me
     return stacked.Member(
         seed=int(cfg.seed), initial_weights=network.model.get_weights(), knob=value
     )
-
-
-def _fitted(outcome: stacked.MemberOutcome, rule: EarlyStopping, epochs: int) -> Fitted:
-    best, _ = best_epoch(outcome.history[rule.monitor], rule)
-    return Fitted(outcome.history, best, outcome.epochs_run, epochs)
 
 
 def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> RunResult:

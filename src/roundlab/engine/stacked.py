@@ -1,0 +1,244 @@
+"""Train a group of same-shaped MLPs as one program: ``train_members(...) -> [MemberOutcome]``.
+
+A sweep trains many small networks on the same data that differ only in seed and knob. Trained
+one ``keras.Model.fit`` at a time, each epoch costs tens of milliseconds of dispatch; stacked
+on a leading axis (roundlab.engine.stacked_mlp) they train as one program: one
+``tf.function`` per epoch runs every step in a ``tf.range`` loop and the validation pass, for
+all members at once.
+
+Semantics, per member, as Keras ``fit(shuffle=True)`` with ``TerminateOnNaN`` and optionally
+``EarlyStopping(restore_best_weights=True)``:
+
+- epoch e visits the training set in the order ``default_rng((seed, e)).permutation(n)``,
+  gathered inside the program, in ceil(n / batch_size) steps; the last batch is partial and is
+  padded and masked, so every batch mean is over real examples only;
+- the loss of a step is the mean per-example loss of the batch (Keras' sum_over_batch_size);
+  the program differentiates the sum over members of these means, so member m's gradient is
+  its own loss's; the Keras optimizer updates the stacked variables, and its state (Adam's
+  moments) is elementwise, hence per member;
+- the epoch's loss and metrics are means over the examples of the epoch (the training forward
+  passes before each update), validation ones over the validation set after the epoch;
+- a member whose training loss is not finite fails at that epoch; the others are unaffected.
+
+Memory per member (float32, 4 bytes a number; see :func:`member_bytes`), with P weights per
+network (sum over layers of (in + 1) out), B the batch size, F the number of features, H the
+sum of hidden widths, U the output units and V the validation size:
+
+    4 (P (3 + s) + B (F + 2 H + 2 U + 6) + V (H + 2 U + 5)) bytes
+
+3 + s copies of the weights: live, kept (best or last good epoch), gradient, and s optimizer
+slots (Adam 2); one batch's gathered inputs, pre- and post-activations kept for the backward
+pass, per-example loss and metrics; the validation forward pass (inputs are shared). A 64-64
+MLP on 10 features with batch 64 and 300 validation examples needs about 0.33 MB per member.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from roundlab.engine import stacked_mlp
+from roundlab.engine.early_stopping import EarlyStopping, Tracker
+from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
+from roundlab.engine.stacked_mlp import StackedMLP, layer_shapes
+
+
+def train_members(
+    approach: Any,
+    members: Sequence[Member],
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_val: np.ndarray,
+    y_val: np.ndarray,
+    *,
+    hidden_sizes: Sequence[int],
+    hidden_activation: str = "relu",
+    hidden_activation_params: dict[str, float] | None = None,
+    dropout: float = 0.0,
+    optimizer: str = "adam",
+    learning_rate: float = 1e-3,
+    batch_size: int = 64,
+    epochs: int = 50,
+    early_stopping: EarlyStopping | None = None,
+    jit_compile: bool = False,
+) -> list[MemberOutcome]:
+    """Train every member (same architecture and data, own seed, initial weights and knob)
+    together and return their outcomes in order.
+
+    ``approach``: a roundlab.approaches.Approach; the network is the one
+    ``build_mlp(n_features, model_cfg, approach)`` builds from ``hidden_sizes``,
+    ``hidden_activation`` (+ params) and ``dropout``, which must be 0. ``optimizer`` and
+    ``learning_rate``: as ``keras.optimizers.get``. ``jit_compile``: XLA-compile the epoch
+    program (slower on a CPU, usually faster on a GPU). Raises ValueError for what cannot be
+    vectorised (dropout, numpy-backed activations) and for inconsistent inputs.
+    """
+    _check_group(members, dropout, batch_size=batch_size, epochs=epochs)
+    shapes = layer_shapes(np.shape(x_train)[1], hidden_sizes, approach.units)
+    model = StackedMLP(
+        stacked_mlp.stack_weights(members, shapes),
+        stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params),
+        stacked_mlp.output_head(approach, [m.knob for m in members]),
+    )
+    opt = keras.optimizers.get(
+        {"class_name": optimizer, "config": {"learning_rate": learning_rate}}
+    )
+    opt.build(model.variables)
+    data = (x_train, y_train, x_val, y_val)
+    program = EpochProgram(model, approach, opt, data, batch_size, jit_compile)
+    tracker = Tracker(len(members), early_stopping)
+    history = []
+    for epoch in range(epochs):
+        values = program(shuffled_orders(members, epoch, len(x_train), batch_size))
+        history.append(values)
+        model.keep(tracker.update(epoch, values))
+        if tracker.done:
+            break
+    return _outcomes(np.stack(history), tracker, model.kept_weights(), learning_rate)
+
+
+def shuffled_orders(members: Sequence[Member], epoch: int, n: int, batch_size: int) -> np.ndarray:
+    """(steps, M, batch_size) int32 example indices of the epoch: member m's permutation from
+    ``default_rng((seed, epoch))``, padded with index 0 up to a whole number of batches."""
+    steps = math.ceil(n / batch_size)
+    orders = np.zeros((len(members), steps * batch_size), dtype=np.int32)
+    for m, member in enumerate(members):
+        orders[m, :n] = np.random.default_rng((member.seed, epoch)).permutation(n)
+    return orders.reshape(len(members), steps, batch_size).transpose(1, 0, 2)
+
+
+class EpochProgram:
+    """One epoch of every member as one ``tf.function``: returns HISTORY_KEYS x M values."""
+
+    def __init__(
+        self,
+        model: StackedMLP,
+        approach: Any,
+        optimizer: keras.optimizers.Optimizer,
+        data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        batch_size: int,
+        jit_compile: bool,
+    ):
+        x_train, y_train, x_val, y_val = (np.asarray(a, dtype=np.float32) for a in data)
+        if len(x_train) != len(y_train) or len(x_val) != len(y_val):
+            raise ValueError(
+                f"features and labels must have as many rows. Received: x_train={x_train.shape}, "
+                f"y_train={y_train.shape}, x_val={x_val.shape}, y_val={y_val.shape}"
+            )
+        if x_val.shape[1:] != x_train.shape[1:]:
+            raise ValueError(
+                f"x_val must have the features of x_train. Received: x_train={x_train.shape}, "
+                f"x_val={x_val.shape}"
+            )
+        self.x_train, self.y_train = tf.constant(x_train), tf.constant(y_train.reshape(-1))
+        self.x_val, self.y_val = tf.constant(x_val[None]), tf.constant(y_val.reshape(1, -1))
+        self.n = len(x_train)
+        self.last_batch = self.n - (math.ceil(self.n / batch_size) - 1) * batch_size
+        self.batch_size = batch_size
+        self.model, self.approach, self.optimizer = model, approach, optimizer
+        self._run = tf.function(self._epoch, jit_compile=jit_compile)
+
+    def __call__(self, orders: np.ndarray) -> np.ndarray:
+        return self._run(tf.constant(orders)).numpy().astype(np.float64)
+
+    def _epoch(self, orders: tf.Tensor) -> tf.Tensor:
+        steps = tf.shape(orders)[0]
+        totals = tf.zeros((len(HISTORY_KEYS) // 2, orders.shape[1]))
+        positions = tf.range(self.batch_size)
+        for step in tf.range(steps):
+            real = positions < tf.where(step == steps - 1, self.last_batch, self.batch_size)
+            totals += self._step(orders[step], real)
+        val = per_example(self.approach, self.y_val, self.model(self.x_val))
+        return tf.concat([totals / self.n, tf.reduce_mean(val, axis=2)], axis=0)
+
+    def _step(self, order: tf.Tensor, real: tf.Tensor) -> tf.Tensor:
+        """One optimizer step of every member on its batch ``order`` (M, B); ``real`` (B,)
+        masks the padding. Returns the per-member sums of loss and metrics over the batch."""
+        y = tf.gather(self.y_train, order)
+        with tf.GradientTape() as tape:
+            values = per_example(self.approach, y, self.model(tf.gather(self.x_train, order)))
+            values = tf.where(real, values, 0.0)
+            count = tf.reduce_sum(tf.cast(real, tf.float32))
+            # A sum of per-member means: member m's gradient is that of its own mean loss.
+            total = tf.reduce_sum(tf.reduce_sum(values[0], axis=1) / count)
+        gradients = tape.gradient(total, self.model.variables)
+        self.optimizer.apply(gradients, self.model.variables)
+        return tf.reduce_sum(values, axis=2)
+
+
+def per_example(approach: Any, y: tf.Tensor, out: tf.Tensor) -> tf.Tensor:
+    """(4, M, B): per-example loss, exact match, absolute error and within-one of the integer
+    readout, for labels y (M, B) and outputs out (M, B, units)."""
+    members, batch = tf.shape(out)[0], tf.shape(out)[1]
+    flat_out = tf.reshape(out, (members * batch, out.shape[-1]))
+    flat_y = tf.reshape(tf.broadcast_to(y, (members, batch)), (-1,))
+    loss = approach.loss(flat_y, flat_out)
+    error = tf.abs(approach.decode_tf(flat_out) - flat_y)
+    values = [loss, tf.cast(error == 0, tf.float32), error, tf.cast(error <= 1, tf.float32)]
+    return tf.reshape(tf.stack(values), (len(values), members, batch))
+
+
+def _outcomes(
+    history: np.ndarray, tracker: Tracker, kept: list[np.ndarray], learning_rate: float
+) -> list[MemberOutcome]:
+    """Each member's outcome from the epochs x HISTORY_KEYS x M history and the kept weights."""
+    outcomes = []
+    for m in range(history.shape[2]):
+        run = int(tracker.epochs_run[m])
+        failed = int(tracker.failed_at[m])
+        error = None
+        if failed >= 0:
+            error = (
+                f"loss became {history[failed, 0, m]} at epoch {failed} "
+                f"(learning_rate={learning_rate}); training stopped"
+            )
+        outcomes.append(
+            MemberOutcome(
+                weights=[w[m] for w in kept],
+                history={key: history[:run, i, m].tolist() for i, key in enumerate(HISTORY_KEYS)},
+                best_epoch=int(tracker.best_epoch[m]),
+                epochs_run=run,
+                error=error,
+            )
+        )
+    return outcomes
+
+
+def member_bytes(
+    n_features: int,
+    hidden_sizes: Sequence[int],
+    units: int,
+    batch_size: int,
+    n_val: int,
+    optimizer_slots: int = 2,
+) -> int:
+    """Bytes one member adds to a group run (the module docstring's formula); divide the memory
+    to spare by it to size chunks. ``optimizer_slots``: state tensors per weight (Adam 2,
+    SGD 0, RMSprop 1)."""
+    weights = sum(math.prod(shape) for shape in layer_shapes(n_features, hidden_sizes, units))
+    hidden = sum(hidden_sizes)
+    batch = batch_size * (n_features + 2 * hidden + 2 * units + 6)
+    validation = n_val * (hidden + 2 * units + 5)
+    return 4 * (weights * (3 + optimizer_slots) + batch + validation)
+
+
+def _check_group(members: Sequence[Member], dropout: float, **counts: int) -> None:
+    """ValueError unless there are members with seeds >= 0, no dropout and counts >= 1."""
+    if not members:
+        raise ValueError("members must hold at least one member. Received: members=[]")
+    if dropout > 0:
+        raise ValueError(
+            f"dropout cannot be vectorised; run the job on its own. Received: dropout={dropout}"
+        )
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1. Received: {name}={value!r}")
+    for i, member in enumerate(members):
+        if member.seed < 0:
+            raise ValueError(
+                f"a member's seed must be >= 0. Received: members[{i}].seed={member.seed}"
+            )
