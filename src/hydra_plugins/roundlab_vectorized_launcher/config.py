@@ -1,7 +1,7 @@
 """Registers roundlab's vectorised launcher with Hydra (imported by Hydra's plugin discovery).
 
 ``conf/hydra/launcher/vectorized.yaml`` extends this schema, so ``hydra/launcher=vectorized``
-selects it. The launcher itself lives in :mod:`roundlab.launcher`, imported only when used.
+selects it. The launcher class is in vectorized_launcher.py; its work in :mod:`roundlab.launcher`.
 """
 
 from dataclasses import dataclass
@@ -11,7 +11,9 @@ from hydra.core.config_store import ConfigStore
 
 @dataclass
 class VectorizedLauncherConf:
-    _target_: str = "roundlab.launcher.VectorizedLauncher"
+    _target_: str = (
+        "hydra_plugins.roundlab_vectorized_launcher.vectorized_launcher.VectorizedLauncher"
+    )
     # Members trained together at most; a larger group is split into chunks of this size.
     max_members: int = 32
 

@@ -1,0 +1,35 @@
+"""The launcher class Hydra instantiates for ``hydra/launcher=vectorized``. Hydra accepts
+launchers only from the hydra_plugins package; the work is done by :mod:`roundlab.launcher`,
+imported when a sweep launches (plugin discovery imports this module in every Hydra app)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hydra.core.utils import JobReturn
+from hydra.plugins.launcher import Launcher
+from hydra.types import HydraContext, TaskFunction
+from omegaconf import DictConfig
+
+
+class VectorizedLauncher(Launcher):
+    def __init__(self, max_members: int = 32) -> None:
+        super().__init__()
+        self.max_members = max_members
+        self.config: DictConfig | None = None
+        self.task_function: TaskFunction | None = None
+        self.hydra_context: HydraContext | None = None
+
+    def setup(
+        self, *, hydra_context: HydraContext, task_function: TaskFunction, config: DictConfig
+    ) -> None:
+        self.config = config
+        self.hydra_context = hydra_context
+        self.task_function = task_function
+
+    def launch(
+        self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
+    ) -> Sequence[JobReturn]:
+        from roundlab.launcher import launch
+
+        return launch(self, job_overrides, initial_job_idx)
