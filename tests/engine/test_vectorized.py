@@ -1,0 +1,109 @@
+"""A group trained through the vectorised path against the same jobs trained alone."""
+
+import numpy as np
+import pytest
+
+from roundlab import results
+from roundlab.engine import vectorized
+from roundlab.report.stats import mean_ci
+from roundlab.train import resolved, train
+
+SEEDS = range(5)
+
+
+def _grid(compose, *overrides):
+    return [resolved(compose(*overrides, f"seed={s}")) for s in SEEDS]
+
+
+@pytest.fixture
+def soft_round_grid(compose):
+    return {
+        alpha: _grid(
+            compose, "approach=rounding", "activation=soft_round", f"activation.alpha={alpha}"
+        )
+        for alpha in (1.0, 4.0)
+    }
+
+
+@pytest.fixture
+def converging_grid(compose):
+    """Enough data and epochs that seeds, not the budget, make the spread."""
+    more = ["dataset.n_train=1200", "dataset.n_test=400", "trainer.epochs=30"]
+    activation = ["approach=rounding", "activation=soft_round"]
+    return [
+        cfg
+        for alpha in (1.0, 4.0)
+        for cfg in _grid(compose, *activation, f"activation.alpha={alpha}", *more)
+    ]
+
+
+def test_group_agrees_with_the_single_path_within_intervals(converging_grid):
+    cfgs = converging_grid
+    trained = vectorized.train_group(cfgs)
+    stacked = [vectorized.record_member(trained, i, None) for i in range(len(cfgs))]
+    alone = [train(cfg) for cfg in cfgs]
+    assert all(r.ok for r in stacked + alone)
+    means = []
+    for start in (0, len(SEEDS)):
+        a = mean_ci([r.metrics["test"]["exact_match"] for r in stacked[start : start + len(SEEDS)]])
+        b = mean_ci([r.metrics["test"]["exact_match"] for r in alone[start : start + len(SEEDS)]])
+        assert a.lo <= b.mean <= a.hi and b.lo <= a.mean <= b.hi, (a, b)
+        means.append((a.mean, b.mean))
+    overall = np.mean([m[0] for m in means]) - np.mean([m[1] for m in means])
+    assert abs(overall) <= 0.02, means
+
+
+def test_each_member_writes_the_result_file_a_job_alone_would(soft_round_grid, tmp_path):
+    cfgs = soft_round_grid[4.0][:2]
+    trained = vectorized.train_group(cfgs)
+    for i, cfg in enumerate(cfgs):
+        result = vectorized.record_member(trained, i, None)
+        saved = results.read(result.key.result_path(cfg.results_dir))
+        assert saved.ok and saved.activation_params == {"alpha": 4.0} and saved.seed == i
+        assert saved.engine == {
+            "name": "vectorized",
+            "group": trained.group_id,
+            "group_size": 2,
+            "jit_compile": False,
+        }
+        assert set(saved.metrics) == {"val", "test", "extrapolate"}
+        assert saved.epochs_run == len(saved.history["loss"]) and saved.best_epoch is not None
+        # The restored best epoch reads out like the final evaluation, as in the single path.
+        kept = saved.history["val_exact_match"][saved.best_epoch]
+        assert kept == pytest.approx(saved.metrics["val"]["exact_match"])
+
+
+def test_a_member_in_a_group_of_one_gives_what_it_gives_in_a_group(soft_round_grid):
+    cfgs = soft_round_grid[1.0][:3]
+    group = vectorized.train_group(cfgs)
+    one = vectorized.train_group(cfgs[1:2])
+    assert group.fits[1].history == one.fits[0].history
+    for a, b in zip(group.weights[1], one.weights[0], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_poisoned_member_fails_alone(soft_round_grid, monkeypatch):
+    cfgs = soft_round_grid[1.0][:3]
+    clean = vectorized.train_group(cfgs)
+    member = vectorized._member
+
+    def poisoned(cfg, dataset, approach):
+        m = member(cfg, dataset, approach)
+        if cfg.seed == 1:
+            return type(m)(m.seed, [w * 1e30 for w in m.initial_weights], m.knob)
+        return m
+
+    monkeypatch.setattr(vectorized, "_member", poisoned)
+    group = vectorized.train_group(cfgs)
+    results_ = [vectorized.record_member(group, i, None) for i in range(3)]
+    assert [r.status for r in results_] == ["FINISHED", "FAILED", "FINISHED"]
+    assert "loss became" in results_[1].error
+    for i in (0, 2):
+        assert group.fits[i].history == clean.fits[i].history
+
+
+def test_a_group_without_gradient_fails_as_a_whole(compose):
+    cfgs = _grid(compose, "approach=rounding", "activation=hard_round")[:2]
+    group = vectorized.train_group(cfgs)
+    failed = [vectorized.record_member(group, i, None) for i in range(2)]
+    assert all(r.status == results.FAILED and r.error.startswith("no gradient") for r in failed)
