@@ -28,3 +28,14 @@ def test_an_unknown_approach_names_the_known_ones():
         ValueError, match=r"approach.name must be one of .*Received: approach.name='x'"
     ):
         approaches.get("x")
+
+
+def test_readme_holds_the_generated_approach_table():
+    readme = (paths.CONF_DIR.parent / "README.md").read_text()
+    assert approaches.readme_table() in readme
+
+
+def test_every_approach_config_names_its_catalogue_entry():
+    for name in approaches.names():
+        text = (paths.CONF_DIR / "approach" / f"{name}.yaml").read_text()
+        assert f"\nname: {name}\n" in text and "/schema/approach/approach@_here_" in text

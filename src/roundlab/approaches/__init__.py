@@ -1,17 +1,8 @@
 """The ways to predict an integer, each declared once: its head, loss and readout.
 
-======================  ==========================  ==================  ========================
-name                    head                        loss                readout
-======================  ==========================  ==================  ========================
-classification          K logits, one per training  softmax             argmax + lowest label
-                        label                       cross-entropy       (in range only)
-regression              one linear unit             MSE or Huber        round half to even
-rounding                one linear unit + rounding  MSE                 round half to even
-                        activation
-======================  ==========================  ==================  ========================
-
 ``get(name)`` returns the catalogue entry, ``build(cfg, y_train)`` the
-:class:`roundlab.approaches.head.Approach` a config asks for.
+:class:`roundlab.approaches.head.Approach` a config asks for, ``readme_table()`` the table
+README.md shows (a test keeps the two equal).
 """
 
 from __future__ import annotations
@@ -34,6 +25,9 @@ class ApproachSpec:
     planning a sweep from the catalogue imports no TensorFlow."""
 
     name: str
+    head: str
+    loss: str
+    readout: str
     uses_activation: bool
     in_range_only: bool
 
@@ -44,9 +38,30 @@ class ApproachSpec:
 _CATALOGUE = {
     spec.name: spec
     for spec in (
-        ApproachSpec("classification", uses_activation=False, in_range_only=True),
-        ApproachSpec("regression", uses_activation=False, in_range_only=False),
-        ApproachSpec("rounding", uses_activation=True, in_range_only=False),
+        ApproachSpec(
+            "classification",
+            head="one logit per label of the training range",
+            loss="softmax cross-entropy",
+            readout="argmax + lowest training label",
+            uses_activation=False,
+            in_range_only=True,
+        ),
+        ApproachSpec(
+            "regression",
+            head="one linear unit",
+            loss="`trainer.loss`: MSE or Huber",
+            readout="round half to even",
+            uses_activation=False,
+            in_range_only=False,
+        ),
+        ApproachSpec(
+            "rounding",
+            head="one linear unit + the rounding activation `activation=<name>`",
+            loss="MSE",
+            readout="round half to even",
+            uses_activation=True,
+            in_range_only=False,
+        ),
     )
 }
 
@@ -77,3 +92,15 @@ def get(name: str) -> ApproachSpec:
 def build(cfg: Any, y_train: np.ndarray) -> Approach:
     """The approach named by ``cfg.approach.name``, fitted to the training labels' range."""
     return get(cfg.approach.name).build(cfg, y_train)
+
+
+def readme_table() -> str:
+    """The approach table of README.md (markdown)."""
+    rows = [
+        "| approach | head | loss | readout | predicts outside the training labels |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in _CATALOGUE.values():
+        outside = "no, by construction" if spec.in_range_only else "yes"
+        rows.append(f"| `{spec.name}` | {spec.head} | {spec.loss} | {spec.readout} | {outside} |")
+    return "\n".join(rows) + "\n"

@@ -4,7 +4,7 @@ Jobs share a group when their resolved configs agree on everything but the seed 
 of the output activation's parameter: same dataset and its config, approach, activation,
 architecture and trainer settings. Each member keeps its own seed (initial weights and
 shuffling) and its own parameter value. Jobs that cannot be stacked (numpy-backed activations
-anywhere, dropout) train one at a time through the ordinary path.
+anywhere, dropout, mixed precision) train one at a time through the ordinary path.
 """
 
 from __future__ import annotations
@@ -49,6 +49,8 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
         return f"numpy-backed activations {numpy_backed} run on the host, one job at a time"
     if cfg.model.dropout > 0:
         return f"model.dropout={cfg.model.dropout} (dropout is trained one job at a time)"
+    if cfg.trainer.mixed_precision:
+        return "trainer.mixed_precision=true (the stacked program is float32)"
     return None
 
 
