@@ -107,3 +107,28 @@ def test_a_group_without_gradient_fails_as_a_whole(compose):
     group = vectorized.train_group(cfgs)
     failed = [vectorized.record_member(group, i, None) for i in range(2)]
     assert all(r.status == results.FAILED and r.error.startswith("no gradient") for r in failed)
+
+
+def _has_gpu() -> bool:
+    import tensorflow as tf
+
+    return bool(tf.config.list_physical_devices("GPU"))
+
+
+@pytest.mark.skipif(_has_gpu(), reason="checks the CPU path")
+def test_on_the_cpu_a_group_runs_without_xla_unless_asked(soft_round_grid, compose):
+    assert vectorized.train_group(soft_round_grid[1.0][:2]).jit is False
+    asked = _grid(
+        compose, "approach=regression", "trainer.deterministic=false", "trainer.jit_compile=true"
+    )
+    group = vectorized.train_group(asked[:2])
+    assert group.jit is True and all(f is not None for f in group.fits)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _has_gpu(), reason="needs a GPU visible to TensorFlow")
+def test_on_a_gpu_a_group_is_xla_compiled_and_recorded_there(soft_round_grid):
+    group = vectorized.train_group(soft_round_grid[1.0][:2])
+    assert group.jit is True and group.device.startswith("GPU")
+    result = vectorized.record_member(group, 0, None)
+    assert result.ok and result.engine["jit_compile"] is True and result.device.startswith("GPU")

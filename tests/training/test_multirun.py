@@ -87,3 +87,43 @@ def test_joblib_sweep_shares_one_parent_across_processes_and_survives_a_bad_valu
     assert len(failed) == 1 and "activation.width=1.5" in failed[0]["error"]
     _, children = _parent_and_children(client)
     assert len(children) == 2
+
+
+def test_vectorized_sweep_records_every_member_as_its_own_job(tmp_path, tiny):
+    stdout, client = _sweep(
+        tmp_path,
+        tiny,
+        "hydra/launcher=vectorized",
+        "approach=rounding",
+        "activation=soft_round,sigmoid_round_np,hard_round",
+        "seed=0,1",
+    )
+    # soft_round: one stacked group; sigmoid_round_np: alone (numpy-backed); hard_round: a
+    # group that fails as a whole (no gradient).
+    assert "sweep: 4 succeeded, 2 failed" in stdout
+    by_activation = {}
+    for path in (tmp_path / "results").rglob("*.json"):
+        result = results.read(path)
+        by_activation.setdefault(result.activation, []).append(result)
+    soft, numpy_twin, hard = (
+        by_activation[a] for a in ("soft_round", "sigmoid_round_np", "hard_round")
+    )
+    assert [r.engine["name"] for r in soft] == ["vectorized"] * 2
+    assert {r.engine["group_size"] for r in soft} == {2} and len(
+        {r.engine["group"] for r in soft}
+    ) == 1
+    assert [r.engine["name"] for r in numpy_twin] == ["single"] * 2 and all(
+        r.ok for r in numpy_twin
+    )
+    assert all(r.status == results.FAILED and r.error.startswith("no gradient") for r in hard)
+    statuses = [
+        json.loads(p.read_text())["status"] for p in (tmp_path / "sweep").rglob(STATUS_FILE)
+    ]
+    assert sorted(statuses) == ["FAILED", "FAILED", "FINISHED", "FINISHED", "FINISHED", "FINISHED"]
+    parent, children = _parent_and_children(client)
+    assert len(children) == 6
+    assert parent.data.metrics == {"jobs_finished": 4.0, "jobs_failed": 2.0}
+    tags = {c.info.run_id: c.data.tags for c in children}
+    for r in soft:
+        assert tags[r.mlflow_run_id]["roundlab.engine"] == "vectorized"
+        assert tags[r.mlflow_run_id]["roundlab.group_size"] == "2"
