@@ -1,0 +1,48 @@
+"""The vectorised launcher composes one job per set of jobs that differ only in seed and the
+activation's parameter, and derives the others: they must equal what Hydra composes."""
+
+import pytest
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from omegaconf import OmegaConf
+
+from roundlab import config
+from roundlab.launcher import _member_values, derive
+
+BASE = ["dataset=count", "approach=rounding", "activation=sigmoid_round", "trainer.epochs=3"]
+
+
+def _composed(overrides):
+    return config.compose(overrides, return_hydra_config=True)
+
+
+def _parsed(overrides):
+    return OverridesParser.create().parse_overrides(overrides)
+
+
+@pytest.mark.parametrize(
+    "member", [["activation.steepness=20", "seed=3"], ["seed=7", "activation.steepness=1.5"]]
+)
+def test_a_derived_job_config_equals_the_one_hydra_composes(member):
+    first = [*BASE, "activation.steepness=5", "seed=0"]
+    other = [*BASE, *member]
+    parsed = _parsed(other)
+    signature, values = _member_values(parsed)
+    assert signature == _member_values(_parsed(first))[0]
+    derived = derive(_composed(first), parsed, values)
+    expected = _composed(other)
+    assert OmegaConf.to_container(derived) == OmegaConf.to_container(expected)
+
+
+def test_jobs_that_differ_elsewhere_have_different_signatures():
+    a = _member_values(_parsed([*BASE, "seed=0"]))[0]
+    b = _member_values(_parsed([*BASE, "seed=0", "trainer.learning_rate=0.1"]))[0]
+    c = _member_values(_parsed([*BASE, "seed=0", "activation.steepness=2"]))[0]
+    assert len({a, b, c}) == 3
+
+
+def test_a_parameter_the_activation_does_not_have_is_left_to_hydra():
+    composed = _composed([*BASE, "seed=0"])
+    parsed = _parsed([*BASE, "seed=1", "+activation.width=0.5"])
+    signature, values = _member_values(parsed)
+    assert "activation.width" not in values  # an addition, not a plain change
+    assert derive(composed, _parsed(["activation.width=0.5"]), {"activation.width": 0.5}) is None
