@@ -11,6 +11,9 @@ import numpy as np
 from roundlab import metrics
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
+from roundlab.engine.outcome import Fitted
+from roundlab.models import Network
+from roundlab.results import RunResult
 
 Forward = Callable[[np.ndarray], np.ndarray]  # features -> model output, inference mode
 
@@ -76,3 +79,23 @@ def zero_grad_fraction(
         else:
             zero += int(tf.reduce_sum(tf.cast(tf.reduce_all(grad == 0, axis=-1), tf.int32)))
     return zero / len(x)
+
+
+def fill_result(
+    result: RunResult,
+    fitted: Fitted,
+    network: Network,
+    approach: Approach,
+    x: dict[str, np.ndarray],
+    y: dict[str, np.ndarray],
+    dataset: Dataset,
+) -> None:
+    """Record a trained network's history, epochs and scores in ``result``, whichever engine
+    trained it."""
+    result.history = fitted.history
+    result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
+    result.converged = fitted.converged
+    result.metrics, result.baseline = score(batched(network.model), approach, x, dataset)
+    result.zero_grad_fraction = zero_grad_fraction(
+        batched(network.pre_activation), approach, x["train"], y["train"]
+    )

@@ -77,15 +77,7 @@ def fit_and_evaluate(cfg: DictConfig, dataset: Dataset, approach: Approach, resu
     log.info("XLA compilation %s", "on" if jit else "off")
     fitted = single.fit(network, approach, x, y, cfg.trainer, config.early_stopping(cfg), jit)
     result.engine = {"name": "single", "jit_compile": jit}
-    result.history = fitted.history
-    result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
-    result.converged = fitted.converged
-    result.metrics, result.baseline = evaluation.score(
-        evaluation.batched(network.model), approach, x, dataset
-    )
-    result.zero_grad_fraction = evaluation.zero_grad_fraction(
-        evaluation.batched(network.pre_activation), approach, x["train"], y["train"]
-    )
+    evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
 
 
 def resolved(cfg: DictConfig) -> DictConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 from importlib import metadata
 
@@ -22,12 +23,17 @@ PACKAGES = (
 )
 
 
-def package_versions() -> dict[str, str]:
-    """Installed versions of :data:`PACKAGES` (absent ones left out) and Python's."""
+@functools.cache  # reading the installed metadata costs about 15 ms, once per process
+def _installed() -> tuple[tuple[str, str], ...]:
     out = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-    return out
+    return tuple(out.items())
+
+
+def package_versions() -> dict[str, str]:
+    """Installed versions of :data:`PACKAGES` (absent ones left out) and Python's."""
+    return dict(_installed())

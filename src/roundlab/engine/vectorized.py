@@ -18,14 +18,14 @@ from pathlib import Path
 import numpy as np
 from omegaconf import DictConfig
 
-from roundlab import approaches, config, evaluation, models
+from roundlab import activations, approaches, config, evaluation, models
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import grouping, session, single, stacked
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.recording import Recording
 from roundlab.results import RunResult
-from roundlab.runs import RunKey
+from roundlab.runs import RunKey, activation_params
 
 
 @dataclass
@@ -34,6 +34,8 @@ class TrainedGroup:
     failed; ``group_error`` fails every member (no gradient)."""
 
     cfgs: list[DictConfig]
+    approach: Approach
+    network: models.Network  # the ordinary model each member is loaded into for evaluation
     dataset: Dataset
     x: dict[str, np.ndarray]
     y: dict[str, np.ndarray]
@@ -65,11 +67,13 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     # XLA makes the stacked program slower on a CPU (measured) and faster on a GPU.
     jit = config.jit_setting(first)
     jit = device.kind == "GPU" if jit is None else jit
-    group = TrainedGroup(list(cfgs), dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0)
     approach = approaches.build(first, dataset.train.y)
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
+    network = models.build_mlp(dataset.n_features, first.model, approach)
+    group = TrainedGroup(
+        list(cfgs), approach, network, dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0
+    )
     try:
-        network = models.build_mlp(dataset.n_features, first.model, approach)
         single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
         outcomes = stacked.train_members(
             approach,
@@ -115,7 +119,7 @@ def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Me
 
 
 def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> RunResult:
-    """Evaluate member ``index`` in its own ``build_mlp`` model and write its result file and
+    """Evaluate member ``index`` in the ordinary ``build_mlp`` model and write its result file and
     MLflow run, as a job trained alone would."""
     cfg = group.cfgs[index]
     record = Recording(cfg, RunKey.from_config(cfg), group.device, sweep_dir)
@@ -130,21 +134,21 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
     with record.capture():
         if group.errors[index] is not None:
             raise TrainingFailed(group.errors[index])
-        _evaluate(cfg, group, index, result)
+        approach = _load_member(group, index)
+        evaluation.fill_result(
+            result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
+        )
     return record.close()
 
 
-def _evaluate(cfg: DictConfig, group: TrainedGroup, index: int, result: RunResult) -> None:
-    fitted = group.fits[index]
-    approach = approaches.build(cfg, group.dataset.train.y)
-    network = models.build_mlp(group.dataset.n_features, cfg.model, approach)
-    network.model.set_weights(group.weights[index])
-    result.history = fitted.history
-    result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
-    result.converged = fitted.converged
-    result.metrics, result.baseline = evaluation.score(
-        evaluation.batched(network.model), approach, group.x, group.dataset
-    )
-    result.zero_grad_fraction = evaluation.zero_grad_fraction(
-        evaluation.batched(network.pre_activation), approach, group.x["train"], group.y["train"]
-    )
+def _load_member(group: TrainedGroup, index: int) -> Approach:
+    """Load member ``index`` into the group's ordinary model: its weights, and its parameter
+    value on the output activation (a parameter, not a weight, so it is set on the layer)."""
+    group.network.model.set_weights(group.weights[index])
+    approach = group.approach
+    if approach.activation is not None:
+        cfg = group.cfgs[index].activation
+        approach.activation = activations.get(cfg.name, **activation_params(cfg))
+        for layer in approach.head:
+            layer.activation = approach.activation
+    return approach
