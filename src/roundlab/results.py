@@ -18,7 +18,9 @@ from typing import Any
 
 from roundlab.runs import RunKey
 
+# 2 added best_epoch, epochs_run, converged and engine; version 1 files read with those unset.
 FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, FORMAT_VERSION)
 FINISHED = "FINISHED"
 FAILED = "FAILED"
 STATUSES = (FINISHED, FAILED)
@@ -88,9 +90,9 @@ class RunResult:
         if missing:
             raise ValueError(f"{source}: not a roundlab result file, missing keys {missing}")
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
+        if version not in READABLE_VERSIONS:
             raise ValueError(
-                f"{source}: result format_version must be {FORMAT_VERSION}. "
+                f"{source}: result format_version must be one of {READABLE_VERSIONS}. "
                 f"Received: format_version={version!r}"
             )
         return cls(**{k: v for k, v in data.items() if k in known})

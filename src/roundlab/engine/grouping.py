@@ -95,8 +95,8 @@ def describe(
         values = sorted({knob(cfgs[i])[1] for i in members} - {None})
         seeds = sorted({int(cfgs[i].seed) for i in members})
         what = f"{first.dataset.name}/{first.approach.name}"
-        if name:
-            what += f"/{first.activation.name} {name}={values}"
+        if approaches.get(first.approach.name).uses_activation:
+            what += f"/{first.activation.name}" + (f" {name}={values}" if name else "")
         lines.append(f"group of {len(members)}: {what} seeds={seeds}")
     for i in alone:
         lines.append(f"alone: job {i} ({why_not_stackable(cfgs[i])})")
