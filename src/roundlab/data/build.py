@@ -77,7 +77,7 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
     stats = None
     if cfg.standardize:
         splits, stats = standardize(splits)
-    return store.build(
+    return store.assemble(
         name=cfg.name,
         generator=cfg.generator,
         params=dataclasses.asdict(cfg),

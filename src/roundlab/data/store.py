@@ -49,7 +49,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def build(
+def assemble(
     *,
     name: str,
     generator: str,
