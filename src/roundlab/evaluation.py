@@ -30,6 +30,11 @@ def standardized_features(dataset: Dataset, standardize: bool) -> dict[str, np.n
     return {name: (x - mean) / std for name, x in xs.items()}
 
 
+def labels(dataset: Dataset) -> dict[str, np.ndarray]:
+    """Each split's integer labels as the float32 targets the losses take."""
+    return {name: split.y.astype(np.float32) for name, split in dataset.splits.items()}
+
+
 def score(
     forward: Forward, approach: Approach, features: dict[str, np.ndarray], dataset: Dataset
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:

@@ -124,8 +124,8 @@ def _launch_group(
 ) -> dict[int, JobReturn]:
     try:
         trained = vectorized.train_group(cfgs)
-    except Exception as err:  # before training (the data): each job fails the ordinary way
-        log.error("group of %d could not start (%s): running its jobs alone", len(cfgs), err)
+    except Exception as err:  # the data, or a crash: each job runs (and fails) the ordinary way
+        log.error("group of %d could not train (%s): running its jobs alone", len(cfgs), err)
         return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
     return {i: _run(launcher, jobs[i], _member_task(trained, p)) for p, i in enumerate(members)}
 

@@ -52,6 +52,11 @@ def build_mlp(n_features: int, model_cfg: Any, approach: Approach) -> Network:
     return Network(model, keras.Model(inputs, z), list(approach.head), tuple(used))
 
 
+def optimizer(name: str, learning_rate: float) -> keras.optimizers.Optimizer:
+    """The Keras optimizer ``name`` (adam, sgd, ...) at ``learning_rate``, for every engine."""
+    return keras.optimizers.get({"class_name": name, "config": {"learning_rate": learning_rate}})
+
+
 def _hidden_activation(model_cfg: Any, index: int) -> keras.layers.Layer:
     name = model_cfg.hidden_activation
     if name in activations.names():

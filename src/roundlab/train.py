@@ -16,7 +16,6 @@ from pathlib import Path
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import hydra  # noqa: E402  (TensorFlow reads TF_CPP_MIN_LOG_LEVEL when first imported)
-import numpy as np  # noqa: E402
 from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
@@ -71,7 +70,7 @@ def fit_and_evaluate(cfg: DictConfig, dataset: Dataset, approach: Approach, resu
     from roundlab.engine import single
 
     x = evaluation.standardized_features(dataset, cfg.trainer.standardize_features)
-    y = {name: split.y.astype(np.float32) for name, split in dataset.splits.items()}
+    y = evaluation.labels(dataset)
     network = models.build_mlp(dataset.n_features, cfg.model, approach)
     jit = config.jit_enabled(cfg, network.supports_jit)
     log.info("XLA compilation %s", "on" if jit else "off")

@@ -34,8 +34,9 @@ def nan_epoch(losses: Sequence[float]) -> int | None:
     return next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
 
 
-def nan_failure(epoch: int, learning_rate: float) -> TrainingFailed:
-    return TrainingFailed(
-        f"loss became NaN at epoch {epoch} (trainer.learning_rate={learning_rate}); "
+def nan_failure(epoch: int, learning_rate: float, loss: float | str = "NaN") -> str:
+    """The reason recorded for a run whose loss stopped being finite (nan or inf)."""
+    return (
+        f"loss became {loss} at epoch {epoch} (trainer.learning_rate={learning_rate}); "
         f"training stopped"
     )

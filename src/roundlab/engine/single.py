@@ -17,12 +17,6 @@ from roundlab.engine.outcome import Fitted, TrainingFailed, nan_epoch, nan_failu
 log = logging.getLogger(__name__)
 
 
-def optimizer(trainer: Any) -> keras.optimizers.Optimizer:
-    return keras.optimizers.get(
-        {"class_name": trainer.optimizer, "config": {"learning_rate": trainer.learning_rate}}
-    )
-
-
 def fit(
     network: models.Network,
     approach: Approach,
@@ -37,7 +31,7 @@ def fit(
     :class:`TrainingFailed` when the loss has no gradient or becomes NaN."""
     check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
     network.model.compile(
-        optimizer=optimizer(trainer),
+        optimizer=models.optimizer(trainer.optimizer, trainer.learning_rate),
         loss=approach.loss,
         metrics=approach.metrics(),
         jit_compile=jit,
@@ -58,7 +52,7 @@ def fit(
     history = {k: [float(v) for v in values] for k, values in history.items()}
     bad = nan_epoch(history.get("loss", []))
     if bad is not None:
-        raise nan_failure(bad, trainer.learning_rate)
+        raise TrainingFailed(nan_failure(bad, trainer.learning_rate))
     best, ran = best_epoch(history, stopping)
     return Fitted(history, best, ran, trainer.epochs)
 

@@ -42,9 +42,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from roundlab import models
 from roundlab.engine import stacked_mlp
 from roundlab.engine.early_stopping import EarlyStopping, Tracker
 from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
+from roundlab.engine.outcome import nan_failure
 from roundlab.engine.stacked_mlp import StackedMLP, layer_shapes
 
 
@@ -84,9 +86,7 @@ def train_members(
         stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params),
         stacked_mlp.output_head(approach, [m.knob for m in members]),
     )
-    opt = keras.optimizers.get(
-        {"class_name": optimizer, "config": {"learning_rate": learning_rate}}
-    )
+    opt = models.optimizer(optimizer, learning_rate)
     opt.build(model.variables)
     data = (x_train, y_train, x_val, y_val)
     program = EpochProgram(model, approach, opt, data, batch_size, jit_compile)
@@ -192,10 +192,7 @@ def _outcomes(
         failed = int(tracker.failed_at[m])
         error = None
         if failed >= 0:
-            error = (
-                f"loss became {history[failed, 0, m]} at epoch {failed} "
-                f"(learning_rate={learning_rate}); training stopped"
-            )
+            error = nan_failure(failed, learning_rate, history[failed, 0, m])
         outcomes.append(
             MemberOutcome(
                 weights=[w[m] for w in kept],

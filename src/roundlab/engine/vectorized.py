@@ -31,7 +31,7 @@ from roundlab.runs import RunKey, activation_params
 @dataclass
 class TrainedGroup:
     """What a group's training left: per member its config, weights and fit, or the reason it
-    failed; ``group_error`` fails every member (no gradient)."""
+    failed (the same reason for every member when the group has no gradient)."""
 
     cfgs: list[DictConfig]
     approach: Approach
@@ -63,7 +63,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     device = session.start(first.seed, trainer.deterministic, trainer.mixed_precision)
     dataset = load_dataset(first)
     x = evaluation.standardized_features(dataset, trainer.standardize_features)
-    y = {name: split.y.astype(np.float32) for name, split in dataset.splits.items()}
+    y = evaluation.labels(dataset)
     # XLA makes the stacked program slower on a CPU (measured) and faster on a GPU.
     jit = config.jit_setting(first)
     jit = device.kind == "GPU" if jit is None else jit
