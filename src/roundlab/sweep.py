@@ -434,7 +434,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = parser.parse_args(argv)
     root = paths.project_root()
-    profile = load_profile(args.params or root / "params.yaml", args.profile)
+    try:
+        profile = load_profile(args.params or root / "params.yaml", args.profile)
+    except ValueError as err:  # the message names the key and the value: no traceback
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
     results_dir = args.results or paths.results_dir()
     sweep_root = args.sweep_dir or root / "multirun"
     if args.dry_run:

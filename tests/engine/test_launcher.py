@@ -46,3 +46,10 @@ def test_a_parameter_the_activation_does_not_have_is_left_to_hydra():
     signature, values = _member_values(parsed)
     assert "activation.width" not in values  # an addition, not a plain change
     assert derive(composed, _parsed(["activation.width=0.5"]), {"activation.width": 0.5}) is None
+
+
+def test_the_launcher_refuses_max_members_below_one_before_any_job():
+    from hydra_plugins.roundlab_vectorized_launcher.vectorized_launcher import VectorizedLauncher
+
+    with pytest.raises(ValueError, match="max_members must be >= 1. Received: max_members=0"):
+        VectorizedLauncher(max_members=0)

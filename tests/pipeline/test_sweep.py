@@ -174,3 +174,17 @@ def test_tiny_profile_stays_tiny_and_still_has_a_failure_and_a_sweep():
     assert len(runs) <= 12
     assert "hard_round" in profile.activations  # the failed-runs section has something
     assert any(len(v or ()) >= 2 for v in profile.activations.values())  # a sweep curve
+
+
+def test_a_bad_profile_is_one_line_naming_key_and_value(tmp_path, capsys):
+    params = tmp_path / "params.yaml"
+    params.write_text(
+        "profile: p\nprofiles:\n  p: {datasets: [count], seeds: [0], launcher: slurm}\n"
+        "datasets: [count]\n"
+    )
+    assert sweep.main(["--params", str(params), "--dry-run"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "config error: profiles.p.launcher must be one of ['vectorized', 'basic', 'joblib']. "
+        "Received: launcher='slurm'"
+    )

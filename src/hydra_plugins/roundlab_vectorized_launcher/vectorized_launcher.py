@@ -15,6 +15,10 @@ from omegaconf import DictConfig
 class VectorizedLauncher(Launcher):
     def __init__(self, max_members: int = 32) -> None:
         super().__init__()
+        if max_members < 1:  # refused before any job is composed or trained
+            raise ValueError(
+                f"hydra.launcher.max_members must be >= 1. Received: max_members={max_members}"
+            )
         self.max_members = max_members
         self.config: DictConfig | None = None
         self.task_function: TaskFunction | None = None
