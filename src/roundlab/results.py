@@ -4,8 +4,8 @@ Training writes it (finished or failed), DVC tracks the directory, and the repor
 so the report can be rebuilt from DVC-tracked files alone. MLflow receives the same content for
 browsing but is never read by the report.
 
-Layout: ``<results_dir>/<dataset>/<approach>/<variant>/seed=<seed>.json``, the run's
-:class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
+Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``,
+the run's :class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from roundlab.runs import RunKey
+from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 # 2 added best_epoch, epochs_run, converged and engine; version 1 files read with those unset.
 FORMAT_VERSION = 2
@@ -68,8 +68,14 @@ class RunResult:
 
     @property
     def key(self) -> RunKey:
+        trainer = self.config.get("trainer") or {}
         return RunKey.of(
-            self.dataset, self.approach, self.activation, self.activation_params, self.seed
+            self.dataset,
+            self.approach,
+            self.activation,
+            self.activation_params,
+            self.seed,
+            trainer.get("learning_rate", DEFAULT_LEARNING_RATE),
         )
 
     @property
@@ -103,8 +109,8 @@ def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
     The seed and where a run writes (``results_dir``, ``tracking``) are left out: two runs that
     differ only there are the same setup. The result path encodes dataset, approach, rounding
-    activation and seed, so two runs of one path that differ elsewhere (``trainer.loss``,
-    ``model.hidden_sizes``) collide; this names what differs.
+    activation, learning rate and seed, so two runs of one path that differ elsewhere
+    (``trainer.loss``, ``model.hidden_sizes``) collide; this names what differs.
     """
     ignored = {"seed", "results_dir", "tracking"}
     old_flat, new_flat = flatten(old), flatten(new)

@@ -1,10 +1,13 @@
-"""A run's identity: which dataset, approach, output activation with its parameter, and seed.
+"""A run's identity: which dataset, approach, output activation with its parameter, learning
+rate and seed.
 
 :class:`RunKey` names one run everywhere: its result file
-(``<results_dir>/<dataset>/<approach>/<variant>/seed=<seed>.json``), its MLflow run name
-(``<approach>/<variant>/seed=<seed>``), its variant label (``default`` without an output
-activation, ``<activation>`` or ``<activation>-<param>=<value>`` with one) and the Hydra
-overrides that select it. A sweep plan is a list of them.
+(``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``), its
+MLflow run name (``<approach>/<variant>/lr=<learning_rate>/seed=<seed>``), its variant label
+(``default`` without an output activation, ``<activation>`` or ``<activation>-<param>=<value>``
+with one) and the Hydra overrides that select it. The learning rate is part of the identity
+because the protocol tunes it per configuration on the validation split. A sweep plan is a list
+of them.
 """
 
 from __future__ import annotations
@@ -17,18 +20,23 @@ from typing import Any
 from roundlab import approaches
 
 DEFAULT_VARIANT = "default"
+# conf/trainer/default.yaml's learning_rate (a test keeps the two equal); importing the config
+# schema here would import TensorFlow into every planner.
+DEFAULT_LEARNING_RATE = 1e-3
 
 
 @dataclass(frozen=True)
 class RunKey:
     """``params`` holds the output activation's parameters as sorted ``(name, value)`` pairs;
-    ``activation`` is None (and ``params`` empty) for approaches that use no activation."""
+    ``activation`` is None (and ``params`` empty) for approaches that use no activation;
+    ``learning_rate`` is ``trainer.learning_rate``."""
 
     dataset: str
     approach: str
     activation: str | None = None
     params: tuple[tuple[str, float], ...] = ()
     seed: int = 0
+    learning_rate: float = DEFAULT_LEARNING_RATE
 
     def __post_init__(self) -> None:
         uses = approaches.get(self.approach).uses_activation
@@ -42,7 +50,12 @@ class RunKey:
                 f"approach={self.approach} uses no output activation. Received: "
                 f"activation={self.activation!r}, params={dict(self.params)}"
             )
+        if not self.learning_rate > 0:
+            raise ValueError(
+                f"learning_rate must be > 0. Received: learning_rate={self.learning_rate!r}"
+            )
         object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in self.params)))
+        object.__setattr__(self, "learning_rate", float(self.learning_rate))
 
     @classmethod
     def of(
@@ -52,8 +65,11 @@ class RunKey:
         activation: str | None = None,
         params: Mapping[str, float] | None = None,
         seed: int = 0,
+        learning_rate: float = DEFAULT_LEARNING_RATE,
     ) -> RunKey:
-        return cls(dataset, approach, activation, tuple((params or {}).items()), int(seed))
+        return cls(
+            dataset, approach, activation, tuple((params or {}).items()), int(seed), learning_rate
+        )
 
     @classmethod
     def from_config(cls, cfg: Any) -> RunKey:
@@ -63,7 +79,12 @@ class RunKey:
         activation = cfg.activation.name if uses else None
         params = {str(k): float(v) for k, v in cfg.activation.items() if k != "name"}
         return cls.of(
-            cfg.dataset.name, cfg.approach.name, activation, params if uses else {}, cfg.seed
+            cfg.dataset.name,
+            cfg.approach.name,
+            activation,
+            params if uses else {},
+            cfg.seed,
+            cfg.trainer.learning_rate,
         )
 
     @property
@@ -78,9 +99,14 @@ class RunKey:
         return "-".join([self.activation, *(f"{k}={_number(v)}" for k, v in self.params)])
 
     @property
+    def lr_label(self) -> str:
+        """``lr=0.001``: the learning rate's path segment."""
+        return f"lr={_number(self.learning_rate)}"
+
+    @property
     def run_name(self) -> str:
         """The MLflow run name."""
-        return f"{self.approach}/{self.variant}/seed={self.seed}"
+        return f"{self.approach}/{self.variant}/{self.lr_label}/seed={self.seed}"
 
     def result_path(self, results_dir: Path | str) -> Path:
         return (
@@ -88,6 +114,7 @@ class RunKey:
             / self.dataset
             / self.approach
             / self.variant
+            / self.lr_label
             / f"seed={self.seed}.json"
         )
 
@@ -97,7 +124,7 @@ class RunKey:
         if self.activation:
             out.append(f"activation={self.activation}")
             out += [f"activation.{k}={_number(v)}" for k, v in self.params]
-        return [*out, f"seed={self.seed}"]
+        return [*out, f"trainer.learning_rate={_number(self.learning_rate)}", f"seed={self.seed}"]
 
     def with_seed(self, seed: int) -> RunKey:
         return replace(self, seed=int(seed))

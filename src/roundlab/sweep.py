@@ -2,9 +2,10 @@
 
 ``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) and
 ``profiles.<name>`` from params.yaml and runs the grid datasets × approaches × activation
-parameters × seeds through ``python -m roundlab.train -m``: one multirun for the approaches
-without a rounding activation, one for the parameterless rounding activations, and one per
-activation with a parameter, each over every dataset and seed of the profile. Few multiruns
+parameters × learning rates × seeds through ``python -m roundlab.train -m``: one multirun for
+the approaches without a rounding activation, one for the parameterless rounding activations,
+and one per activation with a parameter, each over every dataset, learning rate and seed of the
+profile. Few multiruns
 means few processes, and each process pays TensorFlow's import once.
 
 Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
@@ -26,7 +27,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ import yaml
 
 from roundlab import approaches as approach_catalogue
 from roundlab import paths
-from roundlab.runs import RunKey
+from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
@@ -44,6 +45,7 @@ ROUNDING = next(a for a in approach_catalogue.names() if approach_catalogue.get(
 PROFILE_KEYS = {
     "datasets",
     "seeds",
+    "learning_rates",
     "approaches",
     "activations",
     "overrides",
@@ -60,7 +62,9 @@ class Profile:
     """One entry of ``profiles`` in params.yaml.
 
     ``activations`` maps a rounding activation to the values of its parameter, or to None for
-    one without a parameter; ``overrides`` are Hydra overrides applied to every job (epochs,
+    one without a parameter; ``learning_rates`` is the grid every configuration is trained at
+    (the report picks one per configuration on the validation split, so every approach gets
+    the same number of trials); ``overrides`` are Hydra overrides applied to every job (epochs,
     batch size); ``dataset_overrides`` maps a dataset to overrides of its own config keys
     (``n_train=6000`` becomes ``dataset.n_train=6000``: the job then generates that data in
     memory instead of reading data/<name>/); ``launcher`` is the Hydra launcher of every
@@ -72,6 +76,7 @@ class Profile:
     name: str
     datasets: tuple[str, ...]
     seeds: tuple[int, ...]
+    learning_rates: tuple[float, ...] = (DEFAULT_LEARNING_RATE,)
     approaches: tuple[str, ...] = APPROACHES_WITHOUT_ACTIVATION
     activations: dict[str, tuple[float, ...] | None] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
@@ -121,6 +126,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
             f"profiles.{name}.seeds must be distinct integers, at least one. "
             f"Received: seeds={raw.get('seeds')!r}"
         )
+    learning_rates = _learning_rates(name, raw)
     approaches = tuple(raw.get("approaches", APPROACHES_WITHOUT_ACTIVATION) or ())
     bad = [a for a in approaches if a not in APPROACHES_WITHOUT_ACTIVATION]
     if bad:
@@ -143,6 +149,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         name=name,
         datasets=datasets,
         seeds=seeds,
+        learning_rates=learning_rates,
         approaches=approaches,
         activations=activations,
         overrides=tuple(str(o) for o in raw.get("overrides") or ()),
@@ -152,6 +159,27 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         max_members=max_members,
         tracking=bool(raw.get("tracking", True)),
     )
+
+
+def _learning_rates(name: str, raw: dict[str, Any]) -> tuple[float, ...]:
+    """A profile's ``learning_rates``: distinct positive values (default: the trainer's)."""
+    values = raw.get("learning_rates", [DEFAULT_LEARNING_RATE])
+    try:
+        rates = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        rates = ()
+    if not rates or len(set(rates)) != len(rates) or min(rates) <= 0:
+        raise ValueError(
+            f"profiles.{name}.learning_rates must be a list of distinct values > 0. "
+            f"Received: learning_rates={values!r}"
+        )
+    fixed = [o for o in raw.get("overrides") or () if str(o).startswith("trainer.learning_rate=")]
+    if fixed:
+        raise ValueError(
+            f"profiles.{name}.overrides must not set the learning rate: it is tuned over "
+            f"`learning_rates`. Received: {fixed}"
+        )
+    return rates
 
 
 def _activation_values(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, ...] | None]:
@@ -224,11 +252,15 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
         common = (
             f"dataset={','.join(datasets)}",
+            f"trainer.learning_rate={_values(profile.learning_rates)}",
             f"seed={','.join(map(str, profile.seeds))}",
             *(f"dataset.{o}" for o in extra),
         )
         for m in _families(profile, tuple(datasets), param_of):
-            out.append(Multirun(m.family + suffix, (*m.overrides, *common), m.runs))
+            runs = tuple(
+                replace(run, learning_rate=lr) for run in m.runs for lr in profile.learning_rates
+            )
+            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
     return out
 
 
@@ -285,20 +317,23 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
 
 def expected_groups(m: Multirun, profile: Profile) -> list[str]:
     """How the vectorised launcher will train the multirun's runs: every run of one dataset,
-    approach and activation shares a stacked program (the profile's overrides are common to
-    all), in chunks of ``max_members``; numpy-backed activations train one at a time."""
+    approach, activation and learning rate shares a stacked program (the profile's overrides
+    are common to all), in chunks of ``max_members``; numpy-backed activations train one at a
+    time."""
     if profile.launcher != "vectorized":
         return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
     from hydra_plugins.roundlab_vectorized_launcher.config import VectorizedLauncherConf
     from roundlab import activations
 
     size = profile.max_members or VectorizedLauncherConf.max_members
-    families: dict[tuple[str, str, str | None], list[RunKey]] = {}
+    families: dict[tuple[str, str, str | None, str], list[RunKey]] = {}
     for run in m.runs:
-        families.setdefault((run.dataset, run.approach, run.activation), []).append(run)
+        families.setdefault((run.dataset, run.approach, run.activation, run.lr_label), []).append(
+            run
+        )
     lines = []
-    for (dataset, approach, activation), runs in families.items():
-        what = "/".join(p for p in (dataset, approach, activation) if p)
+    for (dataset, approach, activation, lr), runs in families.items():
+        what = "/".join(p for p in (dataset, approach, activation, lr) if p)
         if activation and activations.spec(activation).numpy_backed:
             lines.append(f"{what}: {len(runs)} runs one at a time (numpy-backed)")
             continue
@@ -342,7 +377,7 @@ def environment(profile: Profile) -> dict[str, str]:
 def clean(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> None:
     """Remove what an earlier sweep left: its result files would be read as part of this grid.
     Only files of the result layout and this sweep's own multirun directories are touched."""
-    for path in results_dir.glob("*/*/*/seed=*.json"):
+    for path in results_dir.rglob("seed=*.json"):
         path.unlink()
     (results_dir / MANIFEST).unlink(missing_ok=True)
     for directory in sorted(results_dir.glob("**/*"), reverse=True):

@@ -28,18 +28,36 @@ def test_plan_covers_the_grid_with_one_multirun_per_family():
         "activation=sigmoid_round",
         "activation.steepness=5,20",
         "dataset=count",
+        "trainer.learning_rate=0.001",
         "seed=0,1,2",
     )
     assert sum(len(m.runs) for m in multiruns) == 3 * (2 + 2 + 2)
+
+
+def test_every_configuration_is_planned_at_every_learning_rate_of_the_grid():
+    profile = _profile(
+        approaches=["regression"],
+        activations={"sine_round": [0.5]},
+        seeds=[0],
+        learning_rates=[0.0003, 0.003],
+    )
+    runs = [run for m in sweep.plan(profile) for run in m.runs]
+    assert sorted((r.approach, r.learning_rate) for r in runs) == [
+        ("regression", 0.0003),
+        ("regression", 0.003),
+        ("rounding", 0.0003),
+        ("rounding", 0.003),
+    ]
+    assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in sweep.plan(profile))
 
 
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
     files = [p.as_posix() for m in sweep.plan(profile) for p in m.result_files(Path("r"))]
     assert files == [
-        "r/count/regression/default/seed=7.json",
-        "r/count/rounding/sine_round-width=0.5/seed=7.json",
-        "r/count/rounding/sine_round-width=1/seed=7.json",
+        "r/count/regression/default/lr=0.001/seed=7.json",
+        "r/count/rounding/sine_round-width=0.5/lr=0.001/seed=7.json",
+        "r/count/rounding/sine_round-width=1/lr=0.001/seed=7.json",
     ]
 
 
@@ -76,8 +94,8 @@ def test_dry_run_says_which_runs_share_a_stacked_program():
         approaches=[], activations={"sigmoid_round": [1, 5], "sigmoid_round_np": [10]}
     )
     lines = [line for m in sweep.plan(profile) for line in sweep.expected_groups(m, profile)]
-    assert "count/rounding/sigmoid_round: 6 runs in 1 stacked program(s)" in lines
-    assert "count/rounding/sigmoid_round_np: 3 runs one at a time (numpy-backed)" in lines
+    assert "count/rounding/sigmoid_round/lr=0.001: 6 runs in 1 stacked program(s)" in lines
+    assert "count/rounding/sigmoid_round_np/lr=0.001: 3 runs one at a time (numpy-backed)" in lines
 
 
 def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
@@ -93,6 +111,15 @@ def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
         ({"datasets": []}, "datasets must list at least one dataset"),
         ({"datasets": ["mnist"]}, r"datasets must be among params.yaml `datasets`.*\['mnist'\]"),
         ({"seeds": [1, 1]}, "seeds must be distinct integers"),
+        (
+            {"learning_rates": [0.01, 0]},
+            r"learning_rates must be .*Received: learning_rates=\[0.01, 0\]",
+        ),
+        ({"learning_rates": []}, "learning_rates must be a list of distinct values > 0"),
+        (
+            {"overrides": ["trainer.learning_rate=0.1"]},
+            r"must not set the learning rate.*Received: \['trainer.learning_rate=0.1'\]",
+        ),
         ({"approaches": ["rounding"]}, r"approaches must be among.*Received: \['rounding'\]"),
         ({"activations": {"sigmoid_round": []}}, "must be a non-empty list"),
         ({"jobs": 0}, "jobs must be >= 1.*Received: jobs=0"),
@@ -147,7 +174,7 @@ def test_default_profile_can_answer_every_question_with_three_seeds():
 
 def test_clean_removes_old_result_files_but_nothing_else(tmp_path):
     results = tmp_path / "results"
-    old = results / "count" / "regression" / "default" / "seed=0.json"
+    old = results / "count" / "regression" / "default" / "lr=0.001" / "seed=0.json"
     old.parent.mkdir(parents=True)
     old.write_text("{}")
     (results / sweep.MANIFEST).write_text("profile: x\n")

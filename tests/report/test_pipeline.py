@@ -102,13 +102,13 @@ def test_sweep_plot_data_has_one_row_per_swept_value(built):
 def test_planned_runs_without_a_result_file_are_reported(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
     (results / "_sweep.yaml").write_text(
-        "profile: tiny\nplanned:\n- count/regression/default/seed=0.json\n"
-        "- count/regression/default/seed=9.json\nwall_time_s: 12.5\n"
+        "profile: tiny\nplanned:\n- count/regression/default/lr=0.001/seed=0.json\n"
+        "- count/regression/default/lr=0.001/seed=9.json\nwall_time_s: 12.5\n"
     )
     build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     md = (tmp_path / "reports" / "report.md").read_text()
     assert "1 planned runs wrote no result file" in md
-    assert "count/regression/default/seed=9.json" in md
+    assert "count/regression/default/lr=0.001/seed=9.json" in md
     assert "profile `tiny`" in md and "| sweep stage, wall clock | `12 s` |" in md
 
 

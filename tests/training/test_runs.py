@@ -8,30 +8,47 @@ import pytest
 from roundlab.runs import RunKey
 
 
-def test_rounding_run_path_name_and_variant_carry_the_parameter():
-    key = RunKey.of("count", "rounding", "sigmoid_round", {"steepness": 5.0}, seed=2)
+def test_rounding_run_path_name_and_variant_carry_the_parameter_and_learning_rate():
+    key = RunKey.of("count", "rounding", "sigmoid_round", {"steepness": 5.0}, 2, 0.003)
     assert key.variant == "sigmoid_round-steepness=5"
-    assert key.run_name == "rounding/sigmoid_round-steepness=5/seed=2"
+    assert key.run_name == "rounding/sigmoid_round-steepness=5/lr=0.003/seed=2"
     assert (
         key.result_path("/r").as_posix()
-        == "/r/count/rounding/sigmoid_round-steepness=5/seed=2.json"
+        == "/r/count/rounding/sigmoid_round-steepness=5/lr=0.003/seed=2.json"
     )
 
 
 def test_approaches_without_activation_have_the_default_variant():
     key = RunKey.of("affine", "classification", seed=0)
     assert key.variant == "default"
-    assert key.overrides() == ["dataset=affine", "approach=classification", "seed=0"]
+    assert key.overrides() == [
+        "dataset=affine",
+        "approach=classification",
+        "trainer.learning_rate=0.001",
+        "seed=0",
+    ]
+
+
+def test_default_learning_rate_is_the_trainer_config_default():
+    from roundlab.config import TrainerConfig
+
+    assert RunKey.of("count", "regression").learning_rate == TrainerConfig.learning_rate
+
+
+def test_learning_rate_of_a_config_is_part_of_its_key(compose):
+    cfg = compose("approach=regression", "trainer.learning_rate=0.01")
+    assert RunKey.from_config(cfg) == RunKey.of("count", "regression", seed=0, learning_rate=0.01)
+    assert RunKey.from_config(cfg) != RunKey.of("count", "regression", seed=0)
 
 
 def test_overrides_select_the_same_run_when_composed(compose):
-    key = RunKey.of("count", "rounding", "sine_round", {"width": 0.25}, seed=3)
+    key = RunKey.of("count", "rounding", "sine_round", {"width": 0.25}, seed=3, learning_rate=3e-4)
     assert RunKey.from_config(compose(*key.overrides())) == key
 
 
 def test_config_of_an_approach_without_activation_ignores_the_activation_group(compose):
     cfg = compose("approach=regression", "activation=sigmoid_round")
-    assert RunKey.from_config(cfg) == RunKey.of("count", "regression", seed=0)
+    assert RunKey.from_config(cfg) == RunKey.of("count", "regression", seed=0, learning_rate=0.02)
 
 
 def test_keys_are_equal_and_hash_alike_whatever_the_parameter_order():
@@ -46,6 +63,7 @@ def test_keys_are_equal_and_hash_alike_whatever_the_parameter_order():
         (("d", "rounding"), "approach=rounding needs an output activation"),
         (("d", "regression", "soft_round"), "approach=regression uses no output activation"),
         (("d", "ordinal"), "approach.name must be one of"),
+        (("d", "regression", None, None, 0, 0.0), "learning_rate must be > 0"),
     ],
 )
 def test_impossible_keys_are_refused_with_the_reason(args, message):

@@ -43,10 +43,14 @@ def test_each_approach_beats_the_constant_baseline(compose, overrides):
 def test_result_file_is_written_where_result_path_says_with_the_run_recorded(compose, tmp_path):
     cfg = compose("approach=rounding", "activation=sigmoid_round", "activation.steepness=5")
     result = train(cfg)
-    key = RunKey.of("count", "rounding", "sigmoid_round", {"steepness": 5.0}, seed=0)
+    key = RunKey.of(
+        "count", "rounding", "sigmoid_round", {"steepness": 5.0}, seed=0, learning_rate=0.02
+    )
     path = key.result_path(tmp_path / "results")
     assert result.key == key
-    assert path.name == "seed=0.json" and path.parent.name == "sigmoid_round-steepness=5"
+    assert path.relative_to(tmp_path / "results").as_posix() == (
+        "count/rounding/sigmoid_round-steepness=5/lr=0.02/seed=0.json"
+    )
     saved = results.read(path)
     assert saved.to_dict() == results.read(results.write(result, tmp_path / "again.json")).to_dict()
     assert saved.ok and saved.device == "CPU" and saved.duration_s > 0
@@ -72,7 +76,7 @@ def test_hard_round_is_recorded_as_failed_with_its_reason(compose, store, tmp_pa
     assert result.status == results.FAILED
     assert result.error.startswith("no gradient")
     assert "hard_round" in result.error
-    saved = results.read(tmp_path / "results/count/rounding/hard_round/seed=0.json")
+    saved = results.read(tmp_path / "results/count/rounding/hard_round/lr=0.02/seed=0.json")
     assert saved.status == results.FAILED and saved.error == result.error
     run = _client(store).get_run(result.mlflow_run_id)
     assert run.info.status == "FAILED"
