@@ -47,6 +47,7 @@ format: setup ## ruff: fix what can be fixed and format
 
 bench: setup ## Run the benchmarks under bench/
 	$(BIN)/python bench/activations.py
+	$(BIN)/python bench/numpy_cost.py
 	$(BIN)/python bench/stacked_engine.py
 	$(BIN)/python bench/sweep.py
 

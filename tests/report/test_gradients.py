@@ -1,5 +1,9 @@
 """The gradient-check numbers and the sections built from roundlab.activations."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from report_checks import check_report
@@ -7,6 +11,8 @@ from synthetic_results import synthetic_runs, write_runs
 
 from roundlab.report import cost, gradcheck, gradients, handwritten
 from roundlab.report.pipeline import build_report
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
@@ -64,18 +70,65 @@ def test_spiky_example_is_reproduced_both_ways():
     assert rows[1].grad == (1.0, 0.0, 1.0, 0.0)
 
 
-def test_numpy_cost_times_each_twin_and_refuses_to_compile_it():
-    rows = cost.numpy_cost(size=1000, repeats=1)
-    by = {(r.activation, r.mode): r for r in rows}
+def test_numpy_cost_benchmark_records_each_twin_and_refuses_to_compile_it(tmp_path):
+    out = tmp_path / "cost.json"
+    bench = ROOT / "bench" / "numpy_cost.py"
+    subprocess.run(
+        [sys.executable, str(bench), "--size", "1000", "--repeats", "1", "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    recorded = cost.read(out)
+    assert recorded.command.startswith("python bench/numpy_cost.py --size 1000")
+    assert recorded.machine["values"] == "1,000 float32"
+    by = {(r.activation, r.mode): r for r in recorded.rows}
     for twin in ("spiky_np", "sigmoid_round_np", "sine_round_np"):
-        assert by[(twin, "XLA (jit_compile=True)")].median_ms is None
-        assert by[(twin, "graph (tf.function)")].median_ms > 0
-        assert by[(twin[:-3], "XLA (jit_compile=True)")].median_ms > 0
+        assert by[(twin, cost.XLA)].median_ms is None
+        assert by[(twin, cost.GRAPH)].median_ms > 0
+        assert by[(twin[:-3], cost.XLA)].median_ms > 0
+
+
+def test_the_committed_numpy_cost_record_reads_and_a_broken_one_is_refused(tmp_path):
+    recorded = cost.read(ROOT / cost.RECORD)
+    assert {r.activation for r in recorded.rows} >= {"spiky_np", "spiky"}
+    assert cost.read(tmp_path / "absent.json") is None
+    (tmp_path / "broken.json").write_text('{"rows": [{"activation": "x"}]}')
+    with pytest.raises(ValueError, match="numpy-cost record written by bench/numpy_cost.py"):
+        cost.read(tmp_path / "broken.json")
+
+
+def test_report_shows_the_recorded_numpy_cost_and_never_times_anything(tmp_path):
+    recorded = cost.Recorded(
+        [cost.CostRow("spiky", cost.GRAPH, 2.0, ""), cost.CostRow("spiky_np", cost.GRAPH, 8.0, "")],
+        "python bench/numpy_cost.py",
+        {"cpu cores": "2"},
+    )
+    (tmp_path / "bench").mkdir()
+    cost.write(recorded, tmp_path / cost.RECORD)
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    build_report(results, tmp_path / "reports", tmp_path, gradients=True)
+    md = (tmp_path / "reports" / "report.md").read_text()
+    assert "| spiky_np | graph (tf.function) | 8.0 |" in md
+    assert "recorded by `python bench/numpy_cost.py` (cpu cores 2)" in md
+    assert "spiky_np: 8.0 ms forward + backward; spiky: graph (tf.function) 2.0 ms (×4.0)" in md
+
+
+def test_rebuilding_the_report_from_the_same_results_gives_the_same_bytes(tmp_path):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    first, second = tmp_path / "first", tmp_path / "second"
+    build_report(results, first, tmp_path, gradients=True)
+    build_report(results, second, tmp_path, gradients=True)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files and files == sorted(
+        p.relative_to(second) for p in second.rglob("*") if p.is_file()
+    )
+    differ = [f for f in files if (first / f).read_bytes() != (second / f).read_bytes()]
+    assert differ == []
 
 
 def test_full_report_has_gallery_and_gradient_checks(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
-    out = build_report(results, tmp_path / "reports", tmp_path, gradients=True, cost=False)
+    out = build_report(results, tmp_path / "reports", tmp_path, gradients=True, with_cost=False)
     check_report(tmp_path / "reports")
     names = {p.name for p in out.figures}
     assert {"gallery.png", "gradient-checks.png"} <= names

@@ -27,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
         help="leave out the gallery and gradient checks (no TensorFlow needed)",
     )
     parser.add_argument(
-        "--no-cost", action="store_true", help="leave out the timing of numpy-backed activations"
+        "--no-cost",
+        action="store_true",
+        help="leave out the recorded numpy cost (bench/numpy_cost.json)",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -46,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out or paths.reports_dir(),
         paths.project_root(),
         gradients=not args.no_gradients,
-        cost=not args.no_cost,
+        with_cost=not args.no_cost,
     )
     print(
         f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), "

@@ -1,22 +1,24 @@
-"""What a numpy-defined activation costs against the same function in TensorFlow ops: forward +
-backward time, in graph mode and XLA-compiled where the activation allows it.
+"""What a numpy-defined activation costs against the same function in TensorFlow ops: the
+recorded measurement the report shows for question 5.
 
-A short measurement to put beside the training times; bench/activations.py is the full benchmark.
-``tf.numpy_function`` runs on the host under the GIL, so a numpy-backed activation cannot be
-XLA-compiled: its XLA row has no time and says why.
+The report never times anything while it builds: a timing differs on every run, and the report
+must be a function of its inputs. ``bench/numpy_cost.py`` measures forward + backward time of
+each numpy twin and of its TensorFlow version, in graph mode and XLA-compiled where the
+activation allows it, and records the rows with the machine they came from in
+``bench/numpy_cost.json`` (committed; ``make bench`` measures again). ``tf.numpy_function`` runs
+on the host under the GIL, so a numpy-backed activation cannot be XLA-compiled: its XLA row has
+no time and says why.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
-import numpy as np
-
-from roundlab.report.gradcheck import tensorflow_twin
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 GRAPH = "graph (tf.function)"
 XLA = "XLA (jit_compile=True)"
+RECORD = Path("bench") / "numpy_cost.json"
 
 
 @dataclass(frozen=True)
@@ -27,47 +29,37 @@ class CostRow:
     note: str
 
 
-def numpy_cost(size: int = 1_000_000, repeats: int = 5) -> list[CostRow]:
-    """Forward + backward time of each numpy twin and of its TensorFlow version on ``size``
-    float32 values in [-3, 3) (median of ``repeats`` after one warm-up)."""
-    import tensorflow as tf
+@dataclass(frozen=True)
+class Recorded:
+    """Measured rows and where they were measured: ``machine`` maps e.g. ``tensorflow``,
+    ``cpu cores``, ``values``, ``repeats`` to what the benchmark ran with."""
 
-    from roundlab import activations
+    rows: list[CostRow]
+    command: str
+    machine: dict[str, str] = field(default_factory=dict)
 
-    x = tf.random.stateless_uniform((size,), seed=(1, 2), minval=-3.0, maxval=3.0)
-    rows = []
-    for name in activations.names():
-        twin = tensorflow_twin(name)
-        if twin is None:
-            continue
-        for act_name in (twin, name):
-            act = activations.get(act_name)
-            rows.append(_time(act_name, act, x, GRAPH, False, repeats))
-            if act.supports_jit:
-                rows.append(_time(act_name, act, x, XLA, True, repeats))
-            else:
-                rows.append(
-                    CostRow(
-                        act_name, XLA, None, "cannot compile: tf.numpy_function runs on the host"
-                    )
-                )
-    return rows
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
-def _time(name: str, act, x, mode: str, jit: bool, repeats: int) -> CostRow:
-    import tensorflow as tf
+def write(recorded: Recorded, path: Path) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(recorded.to_dict(), indent=1, sort_keys=True) + "\n")
+    return path
 
-    @tf.function(jit_compile=jit)
-    def step(v):
-        with tf.GradientTape() as tape:
-            tape.watch(v)
-            y = act(v)
-        return tape.gradient(y, v)
 
-    step(x).numpy()  # warm-up: tracing and compilation are not what we measure
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step(x).numpy()
-        times.append(time.perf_counter() - start)
-    return CostRow(name, mode, 1e3 * float(np.median(times)), "")
+def read(path: Path) -> Recorded | None:
+    """The recorded measurement, or None when ``path`` does not exist (never measured)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        raw = json.loads(path.read_text())
+        return Recorded(
+            [CostRow(**row) for row in raw["rows"]], raw["command"], dict(raw.get("machine", {}))
+        )
+    except (json.JSONDecodeError, KeyError, TypeError) as err:
+        raise ValueError(
+            f"{path} must be a numpy-cost record written by bench/numpy_cost.py; measure again "
+            f"with `python bench/numpy_cost.py`. Received: {err!r}"
+        ) from err

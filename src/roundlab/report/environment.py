@@ -64,17 +64,12 @@ def total_run_time(results: list[RunResult]) -> float:
     return sum(r.duration_s or 0.0 for r in results)
 
 
-def tables(
-    runs: list[RunResult], manifest: dict, root: Path, report_s: float
-) -> dict[str, dict[str, str]]:
+def tables(runs: list[RunResult], manifest: dict, root: Path) -> dict[str, dict[str, str]]:
     """The environment section's tables, title -> item -> value: time taken, code and data,
     devices, and the package versions of the runs and of this build."""
     timing = {"training, summed over runs": f"{total_run_time(runs):.0f} s"}
-    if "wall_time_s" in manifest:
-        timing["sweep stage, wall clock"] = f"{manifest['wall_time_s']:.0f} s"
-        if manifest.get("jobs"):
-            timing["jobs run at once"] = str(manifest["jobs"])
-    timing["report, up to writing it"] = f"{report_s:.0f} s"
+    if manifest.get("jobs"):
+        timing["jobs run at once"] = str(manifest["jobs"])
     return {
         "Time taken": timing,
         "Code and data": {"git commit": git_commit(root), **dvc_lock(root)},

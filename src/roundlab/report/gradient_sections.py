@@ -6,6 +6,7 @@ from pathlib import Path
 
 from roundlab.report import gradcheck
 from roundlab.report.cells import vector
+from roundlab.report.cost import Recorded
 from roundlab.report.document import Block, Figure, Paragraph, Table
 from roundlab.report.gradients import GradientResults
 from roundlab.report.handwritten import CUSTOM_ACTIVATION_QA, ROUNDING_QA
@@ -81,18 +82,18 @@ def _spiky(grad: GradientResults) -> list[Block]:
     return [intro, Table(("implementation", "y", "dy/dx", "matches the example"), rows)]
 
 
-def _cost(grad: GradientResults) -> list[Block]:
+def _cost(recorded: Recorded) -> list[Block]:
+    machine = ", ".join(f"{k} {v}" for k, v in sorted(recorded.machine.items()))
     intro = Paragraph(
-        "What a numpy-defined activation costs: forward + backward on 1,000,000 float32 "
-        "values, median of 5 after a warm-up, on this machine while the report was built "
-        "(a quick measurement; bench/activations.py is the careful one). "
-        "tf.numpy_function runs on the host under the GIL, so it cannot be XLA-compiled, "
-        "is "
-        "never placed on a GPU, and is not saved with a SavedModel."
+        "What a numpy-defined activation costs: forward + backward time, recorded by "
+        f"`{recorded.command}` ({machine}), not measured while this report was built; "
+        "`make bench` measures again on your machine. tf.numpy_function runs on the host "
+        "under the GIL, so it cannot be XLA-compiled, is never placed on a GPU, and is not "
+        "saved with a SavedModel."
     )
     rows = tuple(
         (c.activation, c.mode, "—" if c.median_ms is None else f"{c.median_ms:.1f}", c.note)
-        for c in grad.cost
+        for c in recorded.rows
     )
     return [intro, Table(("activation", "mode", "median time (ms)", "note"), rows)]
 
@@ -106,4 +107,4 @@ def gradient_blocks(grad: GradientResults, figure: Path) -> list[Block]:
         "gradient, with the example's four test points."
     )
     blocks = _checks(grad) + _handwritten(grad) + _spiky(grad) + [Figure(figure, caption)]
-    return blocks + (_cost(grad) if grad.cost else [])
+    return blocks + (_cost(grad.cost) if grad.cost else [])

@@ -76,7 +76,7 @@ class GradientResults:
     checks: list[CheckRow]
     handwritten: list[handwritten.HandwrittenRow]
     spiky: list[handwritten.SpikyRow]
-    cost: list[cost.CostRow]  # empty when the timing was left out
+    cost: cost.Recorded | None  # None when nothing was recorded or it was left out
     sigmoid: list[SigmoidCurve]
     spiky_tf: Evaluation
     spiky_np: Evaluation
@@ -97,8 +97,10 @@ def gradient_checks(swept: dict[str, list[float]]) -> list[CheckRow]:
     return rows
 
 
-def compute_gradients(swept: dict[str, list[float]], timing: bool) -> GradientResults:
-    """All the gradient numbers; ``timing`` False leaves out the numpy cost measurement."""
+def compute_gradients(
+    swept: dict[str, list[float]], recorded_cost: cost.Recorded | None
+) -> GradientResults:
+    """All the gradient numbers, with the recorded numpy cost (None: left out)."""
     ks = _values(swept, "sigmoid_round")
     sigmoid_x, spiky_x = _grid(SIGMOID_RANGE), _grid(SPIKY_RANGE)
     sigmoid = [
@@ -113,7 +115,7 @@ def compute_gradients(swept: dict[str, list[float]], timing: bool) -> GradientRe
         gradient_checks(swept),
         handwritten.handwritten_gradients(ks, _values(swept, "sine_round")),
         handwritten.spiky_example(),
-        cost.numpy_cost() if timing else [],
+        recorded_cost,
         sigmoid,
         gradcheck.evaluate("spiky", {}, spiky_x),
         gradcheck.evaluate("spiky_np", {}, spiky_x),

@@ -8,7 +8,6 @@ the figures drawn from them (figures, activation_figures), and the document writ
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from roundlab import paths
 from roundlab import results as results_io
 from roundlab.report import (
     activation_figures,
+    cost,
     curves,
     dvc_files,
     environment,
@@ -116,11 +116,17 @@ def _gradient_sections(grad, swept: dict[str, list[float]], figdir: Path):
 
 
 def build_report(
-    results_dir: Path, reports_dir: Path, root: Path, *, gradients: bool = True, cost: bool = True
+    results_dir: Path,
+    reports_dir: Path,
+    root: Path,
+    *,
+    gradients: bool = True,
+    with_cost: bool = True,
 ) -> Outputs:
     """Write the report. ``gradients`` False leaves out the sections computed from
-    roundlab.activations (gallery, gradient checks); ``cost`` False leaves out the timing."""
-    start = time.perf_counter()
+    roundlab.activations (gallery, gradient checks); ``with_cost`` False leaves out the numpy cost
+    recorded in ``<root>/bench/numpy_cost.json``. Nothing is timed: the same inputs give the
+    same bytes."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
     figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
@@ -131,7 +137,7 @@ def build_report(
     sweeps = {d: curves.sweep_curves(cfgs) for d, cfgs in groups.items()}
     grad = None
     if gradients:
-        grad = compute_gradients(swept, cost)
+        grad = compute_gradients(swept, cost.read(root / cost.RECORD) if with_cost else None)
 
     doc = Document(TITLE)
     doc.add(_introduction(runs, groups, manifest, results_dir))
@@ -141,7 +147,7 @@ def build_report(
     doc.add(*tables, *sweep_curves, Heading("3. Activation gallery"), *gallery, *learning)
     doc.add(Heading("5. Gradient checks"), *checks, Heading("6. Failed runs"))
     doc.add(*sections.failed_blocks(runs, missing_runs(results_dir, manifest)))
-    env = environment.tables(runs, manifest, root, time.perf_counter() - start)
+    env = environment.tables(runs, manifest, root)
     doc.add(Heading("7. Environment"), *sections.environment_blocks(env))
 
     md_path = reports_dir / "report.md"

@@ -123,5 +123,5 @@ def summary_blocks(
     blocks += [Bullets(gradient_bullets(grad))]
     if grad.cost:
         blocks += [Paragraph("**5. What does a numpy-defined activation cost?**")]
-        blocks += [Bullets(cost_bullets(answers.numpy_costs(grad.cost)))]
+        blocks += [Bullets(cost_bullets(answers.numpy_costs(grad.cost.rows)))]
     return blocks
