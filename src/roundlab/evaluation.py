@@ -95,12 +95,17 @@ def fill_result(
     y: dict[str, np.ndarray],
     dataset: Dataset,
 ) -> None:
-    """Record a trained network's history, epochs and scores in ``result``, whichever engine
-    trained it."""
+    """Record a trained network's history, epochs and scores in ``result``, with the dataset's
+    oracle on the same splits, whichever engine trained it."""
     result.history = fitted.history
     result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
     result.converged = fitted.converged
     result.metrics, result.baseline = score(batched(network.model), approach, x, dataset)
+    result.oracle = {
+        split: dict(best)
+        for split, best in (dataset.oracle or {}).items()
+        if split in result.metrics
+    }
     result.zero_grad_fraction = zero_grad_fraction(
         batched(network.pre_activation), approach, x["train"], y["train"]
     )

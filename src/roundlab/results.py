@@ -19,8 +19,9 @@ from typing import Any
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 # 2 added best_epoch, epochs_run, converged and engine; version 1 files read with those unset.
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, FORMAT_VERSION)
+# 3 added oracle; older files read with it empty.
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, FORMAT_VERSION)
 FINISHED = "FINISHED"
 FAILED = "FAILED"
 STATUSES = (FINISHED, FAILED)
@@ -36,7 +37,9 @@ class RunResult:
     ``metrics`` and ``baseline`` map a split name (``val``, ``test``, ``extrapolate``) to a
     mapping of metric name (``exact_match``, ``mae``, ``rmse``, ``within_one``) to a float; a split
     the dataset does not have is absent. ``baseline`` is the constant predictor (training
-    median). ``history`` maps a Keras history key to its per-epoch values. A failed run has
+    median). ``oracle`` maps the same splits to the dataset's best achievable
+    ``exact_match`` and ``mae`` (:mod:`roundlab.data.oracle`); empty when the dataset has none.
+    ``history`` maps a Keras history key to its per-epoch values. A failed run has
     ``status == "FAILED"``, an ``error`` saying why, and whatever metrics it got before failing.
     """
 
@@ -49,6 +52,7 @@ class RunResult:
     config: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     baseline: dict[str, dict[str, float]] = field(default_factory=dict)
+    oracle: dict[str, dict[str, float]] = field(default_factory=dict)
     zero_grad_fraction: float | None = None
     history: dict[str, list[float]] = field(default_factory=dict)
     best_epoch: int | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -18,3 +19,9 @@ def write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
         writer.writerow(header)
         writer.writerows(rows)
     return path
+
+
+def digest(meta: dict) -> str:
+    """SHA-256 over the recorded SHA-256 of every array of a dataset's meta."""
+    parts = [meta["splits"][s][p]["sha256"] for s in sorted(meta["splits"]) for p in ("x", "y")]
+    return hashlib.sha256("".join(parts).encode()).hexdigest()

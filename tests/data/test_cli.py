@@ -20,7 +20,7 @@ def test_cli_writes_the_dataset_it_reports(tmp_path, capsys):
     assert main(["count", *SMALL_SIZES, "--data-dir", str(tmp_path)]) == 0
     dataset = load("count", data_dir=tmp_path)
     assert len(dataset.train) == 80 and dataset.meta["params"]["n_train"] == 80
-    assert "count: train 80, val 30, test 30, extrapolate 30 rows; 12 features" in (
+    assert "count: train 80, val 30, test 30, extrapolate 30 rows; 6 features" in (
         capsys.readouterr().out
     )
 

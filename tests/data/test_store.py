@@ -45,7 +45,7 @@ def test_saving_again_writes_identical_bytes_and_leaves_no_temporary_files(store
 def test_meta_json_records_what_the_format_promises(stored):
     _, directory = stored
     meta = json.loads((directory / "meta.json").read_text())
-    assert meta["format_version"] == 1 and meta["generator"] == "affine" and meta["seed"] == 0
+    assert meta["format_version"] == 2 and meta["generator"] == "affine" and meta["seed"] == 0
     assert meta["params"]["n_train"] == 80 and meta["n_features"] == 5
     assert meta["splits"]["train"]["n"] == 80
     assert meta["splits"]["train"]["label_range"] == list(load(directory).label_range("train"))
@@ -120,7 +120,7 @@ def test_another_format_version_is_refused(stored):
     meta = json.loads((directory / "meta.json").read_text())
     meta["format_version"] = 0
     (directory / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="format_version 1. Received: format_version=0"):
+    with pytest.raises(ValueError, match="format_version 2. Received: format_version=0"):
         load(directory)
 
 
@@ -132,6 +132,15 @@ def test_materialize_loads_the_stored_data_when_the_config_matches(stored, monke
 
     monkeypatch.setattr(build_module, "generate", no_generation)
     assert materialize(cfg, directory.parent).meta == load(directory).meta
+
+
+def test_materialize_regenerates_data_stored_in_an_older_format(stored):
+    cfg, directory = stored
+    meta = json.loads((directory / "meta.json").read_text())
+    del meta["oracle"]
+    (directory / "meta.json").write_text(json.dumps({**meta, "format_version": 1}))
+    dataset = materialize(cfg, directory.parent)
+    assert dataset.meta == generate(cfg).meta and dataset.oracle["test"]["exact_match"] == 1.0
 
 
 def test_materialize_generates_in_memory_without_writing_when_the_config_differs(

@@ -74,6 +74,7 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
     cfg = to_config(dataset_cfg)
     generator = registry.get(cfg.generator)
     splits, feature_names = generator.make(cfg)
+    oracle = generator.oracle(cfg, splits)
     stats = None
     if cfg.standardize:
         splits, stats = standardize(splits)
@@ -85,12 +86,14 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
         feature_names=feature_names,
         standardization=stats,
         sources=generator.sources(cfg),
+        oracle=oracle,
     )
 
 
 def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
     """The dataset a config describes: ``<data_dir>/<name>/`` when it was generated from exactly
-    this config (same ``params`` in meta.json, same input-file hashes), validated by
+    this config (same ``params`` in meta.json, same input-file hashes) by code writing the
+    current format (an older one lacks fields, e.g. the oracle), validated by
     :func:`roundlab.data.load`; otherwise generated in memory and not written, so the files
     under DVC's control only ever change through ``dvc repro``.
     """
@@ -99,8 +102,15 @@ def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None
     meta = store.read_meta(directory)
     params = dataclasses.asdict(cfg)
     sources = registry.get(cfg.generator).sources(cfg)
-    if meta is not None and meta.get("params") == params and meta.get("sources") == sources:
+    if (
+        meta is not None
+        and meta.get("format_version") == store.FORMAT_VERSION
+        and meta.get("params") == params
+        and meta.get("sources") == sources
+    ):
         log.info("dataset %s: loading %s", cfg.name, directory)
         return store.load(directory)
-    log.info("dataset %s: config differs from %s, generating in memory", cfg.name, directory)
+    log.info(
+        "dataset %s: config or format differs from %s, generating in memory", cfg.name, directory
+    )
     return generate(cfg)

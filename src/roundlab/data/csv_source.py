@@ -41,6 +41,8 @@ def csv_dataset(cfg: CsvConfig) -> Generated:
     ``1 − extrapolate_quantile`` label quantile (see :func:`roundlab.data.sampling.split_table`);
     absent when that leaves no row (``extrapolate_quantile = 0``, or too few distinct labels).
     The rest are split into train/val/test by ``val_fraction``/``test_fraction``.
+
+    No oracle: the rule and the noise behind a user's data are unknown.
     """
     file = resolve(cfg.path)
     require(file.is_file(), "path must name an existing CSV file", path=cfg.path, file=str(file))

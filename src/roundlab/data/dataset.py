@@ -59,6 +59,12 @@ class Dataset:
         return self.splits.get("extrapolate")
 
     @property
+    def oracle(self) -> dict[str, dict[str, float]] | None:
+        """Per split, the best achievable ``exact_match`` and ``mae`` (the Bayes predictor of
+        the generator's model, :mod:`roundlab.data.oracle`); None for real data."""
+        return self.meta.get("oracle")
+
+    @property
     def n_features(self) -> int:
         return int(self.train.x.shape[1])
 

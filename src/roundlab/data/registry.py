@@ -1,4 +1,5 @@
-"""The one registry of dataset generators: name -> schema, generator function, data sources."""
+"""The one registry of dataset generators: name -> schema, generator function, data sources,
+oracle."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 
 from roundlab.data.csv_source import csv_dataset, csv_sources
+from roundlab.data.oracle import (
+    Oracle,
+    affine_oracle,
+    count_oracle,
+    digit_sum_oracle,
+    no_oracle,
+    poisson_oracle,
+)
+from roundlab.data.sampling import Arrays
 from roundlab.data.schemas import (
     AffineConfig,
     CountConfig,
@@ -29,18 +39,21 @@ def _no_sources(cfg: Any) -> dict[str, str]:
 @dataclass(frozen=True)
 class Generator:
     """``make(cfg)`` returns the splits and feature names; ``sources(cfg)`` the content hashes
-    of the input files it reads (a changed input means the stored data is stale)."""
+    of the input files it reads (a changed input means the stored data is stale);
+    ``oracle(cfg, splits)`` the best exact match and MAE per split (see
+    :mod:`roundlab.data.oracle`), from the splits as made, before any standardisation."""
 
     schema: type[DatasetConfig]
     make: Callable[[Any], Generated]
     sources: Callable[[Any], dict[str, str]] = _no_sources
+    oracle: Callable[[Any, dict[str, Arrays]], Oracle | None] = no_oracle
 
 
 GENERATORS: dict[str, Generator] = {
-    "affine": Generator(AffineConfig, affine_dataset),
-    "count": Generator(CountConfig, count_dataset),
-    "digit_sum": Generator(DigitSumConfig, digit_sum_dataset),
-    "poisson": Generator(PoissonConfig, poisson_dataset),
+    "affine": Generator(AffineConfig, affine_dataset, oracle=affine_oracle),
+    "count": Generator(CountConfig, count_dataset, oracle=count_oracle),
+    "digit_sum": Generator(DigitSumConfig, digit_sum_dataset, oracle=digit_sum_oracle),
+    "poisson": Generator(PoissonConfig, poisson_dataset, oracle=poisson_oracle),
     "diabetes": Generator(DiabetesConfig, diabetes_dataset),
     "csv": Generator(CsvConfig, csv_dataset, csv_sources),
 }

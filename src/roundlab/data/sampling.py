@@ -64,7 +64,15 @@ def poisson(rng: np.random.Generator, rate: np.ndarray) -> np.ndarray:
 
     ``rate`` must be <= 700 so that ``exp(-rate)`` stays a normal float64.
     """
-    u = rng.random(len(rate))
+    return poisson_quantile(rng.random(len(rate)), rate)
+
+
+def poisson_quantile(u: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """The smallest ``k`` with ``P(Poisson(rate) <= k) >= u``, row by row, from the exact CDF
+    (summed term by term in float64); ``u = 0.5`` gives the median.
+
+    ``rate`` must be <= 700 so that ``exp(-rate)`` stays a normal float64.
+    """
     term = np.exp(-rate)
     cdf = term.copy()
     k = np.zeros(len(rate), dtype=np.int64)
@@ -79,6 +87,27 @@ def poisson(rng: np.random.Generator, rate: np.ndarray) -> np.ndarray:
         cdf = cdf + term
         k = k + below
     return k
+
+
+def uniform_outside_band(
+    rng: np.random.Generator, n: int, d: int, threshold: float, margin: float
+) -> np.ndarray:
+    """``n`` points uniform in ``[0, 1)^d`` minus the band ``(threshold − margin,
+    threshold + margin)`` on every axis, float32.
+
+    One uniform ``u`` per value, scaled onto ``[0, 1 − width)`` and shifted past the band when
+    it lands at or above its lower edge, so the stream (and the bytes per seed) stays exact.
+    The edges are the float32 numbers just outside the band, so no value falls inside it after
+    the cast to float32; ``margin = 0`` gives ``rng.random`` cast to float32, as before.
+    """
+    u = rng.random((n, d))
+    if margin == 0:
+        return u.astype(np.float32)
+    lower = float(np.nextafter(np.float32(threshold - margin), np.float32(-np.inf)))
+    upper = float(np.nextafter(np.float32(threshold + margin), np.float32(np.inf)))
+    width = upper - lower
+    scaled = u * (1.0 - width)
+    return np.where(scaled < lower, scaled, scaled + width).astype(np.float32)
 
 
 def draw_until(

@@ -167,11 +167,17 @@ class LabelWindowConfig(SizedConfig):
 
 @dataclass
 class CountConfig(LabelWindowConfig):
-    """How many of ``n_features`` uniform features exceed ``threshold``: labels 0..n_features."""
+    """How many of ``n_features`` uniform features exceed ``threshold``: labels 0..n_features.
+
+    No feature is drawn within ``margin`` of the threshold (see
+    :func:`roundlab.data.synthetic.count_dataset`): ``0 <= margin < min(threshold,
+    1 − threshold)``.
+    """
 
     generator: str = "count"
     n_features: int = MISSING
     threshold: float = MISSING
+    margin: float = MISSING
 
     def label_top(self) -> int:
         return self.n_features
@@ -180,6 +186,13 @@ class CountConfig(LabelWindowConfig):
         # n_features first: it bounds the label window that the base class checks.
         require(self.n_features >= 1, "n_features must be >= 1", n_features=self.n_features)
         require(0 < self.threshold < 1, "threshold must be in (0, 1)", threshold=self.threshold)
+        require(
+            0 <= self.margin < min(self.threshold, 1 - self.threshold),
+            "margin must satisfy 0 <= margin < min(threshold, 1 - threshold), so that features "
+            "remain on both sides of the band around the threshold",
+            margin=self.margin,
+            threshold=self.threshold,
+        )
         super().check()
 
 

@@ -21,6 +21,9 @@ def digit_sum_dataset(cfg: DigitSumConfig) -> Generated:
     for the window 2..16): digits the network has seen (in other images) in combinations whose
     sum it never saw. Impossible when the window is all of 0..18 (refused unless
     ``n_extrapolate = 0``).
+
+    Oracle: exact match 1 and MAE 0, assuming a perfect digit reader (each label is the exact
+    sum of two labelled digits).
     """
     digits = load_digits()
     images = (digits.data / 16.0).astype(np.float32)
@@ -67,6 +70,8 @@ def diabetes_dataset(cfg: DiabetesConfig) -> Generated:
     Extrapolate: the patients whose label lies below the ``extrapolate_quantile`` or above the
     ``1 − extrapolate_quantile`` label quantile (see :func:`roundlab.data.sampling.split_table`);
     the rest are split into train/val/test by ``val_fraction``/``test_fraction``.
+
+    No oracle: real data, with neither the rule nor the noise known.
     """
     data = load_diabetes(scaled=False)
     target = np.asarray(data.target)

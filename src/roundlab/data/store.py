@@ -11,8 +11,10 @@ for split in train, val, test and, when the generator makes one, extrapolate. Pl
 bytes (and DVC's hash) of every regeneration. ``meta.json`` holds ``format_version``, ``name``,
 ``generator``, ``seed``, ``params`` (the whole dataset config), ``n_features``,
 ``feature_names``, ``standardization`` (train mean/std, or null), ``sources`` (SHA-256 of
-input files, e.g. a CSV) and per split ``n``, ``label_range`` [min, max] and, for ``x`` and
-``y``, the file name and the SHA-256 of its bytes. Nothing in it depends on the time or machine.
+input files, e.g. a CSV), ``oracle`` (per split the best achievable ``exact_match`` and
+``mae``, see :mod:`roundlab.data.oracle`; null for real data) and per split ``n``,
+``label_range`` [min, max] and, for ``x`` and ``y``, the file name and the SHA-256 of its bytes.
+Nothing in it depends on the time or machine.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ import numpy as np
 from roundlab import paths
 from roundlab.data.dataset import REQUIRED_SPLITS, SPLITS, Dataset, Split
 
-FORMAT_VERSION = 1
+# 2 added the oracle.
+FORMAT_VERSION = 2
 META = "meta.json"
 
 
@@ -58,6 +61,7 @@ def assemble(
     feature_names: list[str],
     standardization: dict[str, list[float]] | None,
     sources: dict[str, str],
+    oracle: dict[str, dict[str, float]] | None,
 ) -> Dataset:
     """A :class:`Dataset` with its ``meta`` filled in, arrays in the on-disk dtypes."""
     arrays = {
@@ -85,6 +89,7 @@ def assemble(
         "feature_names": feature_names,
         "standardization": standardization,
         "sources": sources,
+        "oracle": oracle,
         "splits": described,
     }
     return Dataset(name=name, meta=meta, splits={s: arrays[s] for s in described})
