@@ -317,23 +317,21 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
 
 def expected_groups(m: Multirun, profile: Profile) -> list[str]:
     """How the vectorised launcher will train the multirun's runs: every run of one dataset,
-    approach, activation and learning rate shares a stacked program (the profile's overrides
-    are common to all), in chunks of ``max_members``; numpy-backed activations train one at a
-    time."""
+    approach and activation shares a stacked program (seeds, learning rates and parameter
+    values are per member; the profile's overrides are common to all), in chunks of
+    ``max_members``; numpy-backed activations train one at a time."""
     if profile.launcher != "vectorized":
         return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
     from hydra_plugins.roundlab_vectorized_launcher.config import VectorizedLauncherConf
     from roundlab import activations
 
     size = profile.max_members or VectorizedLauncherConf.max_members
-    families: dict[tuple[str, str, str | None, str], list[RunKey]] = {}
+    families: dict[tuple[str, str, str | None], list[RunKey]] = {}
     for run in m.runs:
-        families.setdefault((run.dataset, run.approach, run.activation, run.lr_label), []).append(
-            run
-        )
+        families.setdefault((run.dataset, run.approach, run.activation), []).append(run)
     lines = []
-    for (dataset, approach, activation, lr), runs in families.items():
-        what = "/".join(p for p in (dataset, approach, activation, lr) if p)
+    for (dataset, approach, activation), runs in families.items():
+        what = "/".join(p for p in (dataset, approach, activation) if p)
         if activation and activations.spec(activation).numpy_backed:
             lines.append(f"{what}: {len(runs)} runs one at a time (numpy-backed)")
             continue

@@ -7,6 +7,7 @@ updates compute member m's numbers from member m's alone, in the same order for 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -45,6 +46,34 @@ def test_member_in_a_group_equals_member_alone(name, data):
         assert_same_outcome(outcome, alone)
     assert list(together[0].history) == list(HISTORY_KEYS)
     assert all(len(values) == SETTINGS["epochs"] for values in together[0].history.values())
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "sgd", "rmsprop"])
+def test_member_with_its_own_learning_rate_trains_as_in_a_group_at_that_rate(data, optimizer):
+    """Scaling a rate-1 step by the member's rate is the optimizer's step at that rate, up to
+    float32 rounding of the scaled difference (which RMSprop's early, sign-like steps amplify
+    to about 4e-4 in a weight after four epochs)."""
+    approach, members = group("soft_round", data[1])
+    rates = (0.003, 0.01, 0.03)
+    own = [replace(m, learning_rate=r) for m, r in zip(members, rates, strict=True)]
+    settings = {**SETTINGS, "optimizer": optimizer}
+    mixed = train_members(approach, own, *data, **settings)
+    for member, rate, outcome in zip(members, rates, mixed, strict=True):
+        alone = train_members(approach, [member], *data, **{**settings, "learning_rate": rate})[0]
+        assert outcome.epochs_run == alone.epochs_run
+        np.testing.assert_allclose(outcome.history["loss"], alone.history["loss"], rtol=1e-3)
+        for a, b in zip(outcome.weights, alone.weights, strict=True):
+            np.testing.assert_allclose(a, b, atol=2e-3)
+
+
+def test_a_diverging_member_names_its_own_learning_rate(data):
+    cfg, approach = setup("regression", data[1])
+    weights = initial_weights(cfg, approach, 5)
+    members = [Member(5, weights, learning_rate=0.001), Member(6, weights, learning_rate=0.3)]
+    settings = {**SETTINGS, "optimizer": "sgd", "epochs": 10, "hidden_activation": "linear"}
+    calm, wild = train_members(approach, members, *data, **settings)
+    assert calm.error is None
+    assert wild.error is not None and "trainer.learning_rate=0.3" in wild.error
 
 
 def test_without_early_stopping_best_epoch_is_that_of_the_lowest_val_loss(data):

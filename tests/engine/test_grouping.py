@@ -26,11 +26,18 @@ def test_seeds_and_parameter_values_share_one_group(cfg):
     assert groups == [[0, 1, 2, 3, 4, 5]] and alone == []
 
 
+def test_learning_rates_share_one_group_and_the_plan_says_which(cfg):
+    jobs = [cfg("approach=regression", f"trainer.learning_rate={lr}") for lr in (0.001, 0.01)]
+    groups, alone = grouping.plan(jobs, max_members=32)
+    assert groups == [[0, 1]] and alone == []
+    (line,) = grouping.describe(jobs, groups, alone)
+    assert "learning_rate=[0.001, 0.01]" in line
+
+
 @pytest.mark.parametrize(
     "other",
     [
         "model.hidden_sizes=[8]",
-        "trainer.learning_rate=0.5",
         "dataset=affine",
         "dataset.n_train=200",
         "approach=regression",

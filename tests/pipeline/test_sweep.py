@@ -94,8 +94,8 @@ def test_dry_run_says_which_runs_share_a_stacked_program():
         approaches=[], activations={"sigmoid_round": [1, 5], "sigmoid_round_np": [10]}
     )
     lines = [line for m in sweep.plan(profile) for line in sweep.expected_groups(m, profile)]
-    assert "count/rounding/sigmoid_round/lr=0.001: 6 runs in 1 stacked program(s)" in lines
-    assert "count/rounding/sigmoid_round_np/lr=0.001: 3 runs one at a time (numpy-backed)" in lines
+    assert "count/rounding/sigmoid_round: 6 runs in 1 stacked program(s)" in lines
+    assert "count/rounding/sigmoid_round_np: 3 runs one at a time (numpy-backed)" in lines
 
 
 def test_parallel_jobs_split_the_cores_between_them(monkeypatch):

@@ -1,10 +1,11 @@
 """Which sweep jobs can train together as one stacked program.
 
-Jobs share a group when their resolved configs agree on everything but the seed and the value
-of the output activation's parameter: same dataset and its config, approach, activation,
-architecture and trainer settings. Each member keeps its own seed (initial weights and
-shuffling) and its own parameter value. Jobs that cannot be stacked (numpy-backed activations
-anywhere, dropout, mixed precision) train one at a time through the ordinary path.
+Jobs share a group when their resolved configs agree on everything but the seed, the learning
+rate and the value of the output activation's parameter: same dataset and its config,
+approach, activation, architecture and other trainer settings. Each member keeps its own seed
+(initial weights and shuffling), learning rate and parameter value. Jobs that cannot be
+stacked (numpy-backed activations anywhere, dropout, mixed precision) train one at a time
+through the ordinary path.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def group_key(cfg: DictConfig) -> str:
     tree = OmegaConf.to_container(cfg, resolve=True)
     for key in _MEMBER_KEYS:
         tree.pop(key, None)
+    tree["trainer"].pop("learning_rate", None)
     spec = activations.spec(cfg.activation.name)
     if spec.param is not None:
         tree["activation"].pop(spec.param, None)
@@ -94,10 +96,11 @@ def describe(
         name, _ = knob(first)
         values = sorted({knob(cfgs[i])[1] for i in members} - {None})
         seeds = sorted({int(cfgs[i].seed) for i in members})
+        rates = sorted({float(cfgs[i].trainer.learning_rate) for i in members})
         what = f"{first.dataset.name}/{first.approach.name}"
         if approaches.get(first.approach.name).uses_activation:
             what += f"/{first.activation.name}" + (f" {name}={values}" if name else "")
-        lines.append(f"group of {len(members)}: {what} seeds={seeds}")
+        lines.append(f"group of {len(members)}: {what} learning_rate={rates} seeds={seeds}")
     for i in alone:
         lines.append(f"alone: job {i} ({why_not_stackable(cfgs[i])})")
     return lines

@@ -23,12 +23,14 @@ class Member:
     ``roundlab.models.build_mlp(...).model.get_weights()`` order (kernel, bias per Dense layer).
     ``knob``: the output activation's parameter for this member (alpha, steepness, ...); None
     keeps the value the approach's activation was built with, and is the only value allowed
-    when the activation has no parameter.
+    when the activation has no parameter. ``learning_rate``: this member's optimizer step
+    size; None keeps the group's.
     """
 
     seed: int
     initial_weights: list[np.ndarray]
     knob: float | None = None
+    learning_rate: float | None = None
 
 
 @dataclass

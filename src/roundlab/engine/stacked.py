@@ -16,6 +16,10 @@ Semantics, per member, as Keras ``fit(shuffle=True)`` with ``TerminateOnNaN`` an
   the program differentiates the sum over members of these means, so member m's gradient is
   its own loss's; the Keras optimizer updates the stacked variables, and its state (Adam's
   moments) is elementwise, hence per member;
+- members may have their own learning rates: the optimizer then steps at rate 1 and each
+  member's update is scaled by its rate, which is the same step because every Keras optimizer
+  roundlab uses (SGD with momentum, Adam, RMSprop) moves a weight by the rate times a quantity
+  that does not depend on the rate;
 - the epoch's loss and metrics are means over the examples of the epoch (the training forward
   passes before each update), validation ones over the validation set after the epoch;
 - a member whose training loss is not finite fails at that epoch; the others are unaffected.
@@ -75,7 +79,8 @@ def train_members(
     ``approach``: a roundlab.approaches.Approach; the network is the one
     ``build_mlp(n_features, model_cfg, approach)`` builds from ``hidden_sizes``,
     ``hidden_activation`` (+ params) and ``dropout``, which must be 0. ``optimizer`` and
-    ``learning_rate``: as ``keras.optimizers.get``. ``jit_compile``: XLA-compile the epoch
+    ``learning_rate``: as ``keras.optimizers.get``; a member's own ``learning_rate`` overrides
+    the latter. ``jit_compile``: XLA-compile the epoch
     program (slower on a CPU, usually faster on a GPU). Raises ValueError for what cannot be
     vectorised (dropout, numpy-backed activations) and for inconsistent inputs.
     """
@@ -86,10 +91,13 @@ def train_members(
         stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params),
         stacked_mlp.output_head(approach, [m.knob for m in members]),
     )
-    opt = models.optimizer(optimizer, learning_rate)
+    rates = [learning_rate if m.learning_rate is None else m.learning_rate for m in members]
+    shared = len(set(rates)) == 1
+    opt = models.optimizer(optimizer, rates[0] if shared else 1.0)
     opt.build(model.variables)
     data = (x_train, y_train, x_val, y_val)
-    program = EpochProgram(model, approach, opt, data, batch_size, jit_compile)
+    scales = None if shared else np.asarray(rates, dtype=np.float32)
+    program = EpochProgram(model, approach, opt, data, batch_size, jit_compile, scales)
     tracker = Tracker(len(members), early_stopping)
     history = []
     for epoch in range(epochs):
@@ -98,7 +106,7 @@ def train_members(
         model.keep(tracker.update(epoch, values))
         if tracker.done:
             break
-    return _outcomes(np.stack(history), tracker, model.kept_weights(), learning_rate)
+    return _outcomes(np.stack(history), tracker, model.kept_weights(), rates)
 
 
 def shuffled_orders(members: Sequence[Member], epoch: int, n: int, batch_size: int) -> np.ndarray:
@@ -122,7 +130,10 @@ class EpochProgram:
         data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
         batch_size: int,
         jit_compile: bool,
+        scales: np.ndarray | None = None,
     ):
+        """``scales`` (M,): each member's learning rate when the optimizer steps at rate 1;
+        None when the optimizer already steps at the one rate of every member."""
         x_train, y_train, x_val, y_val = (np.asarray(a, dtype=np.float32) for a in data)
         if len(x_train) != len(y_train) or len(x_val) != len(y_val):
             raise ValueError(
@@ -140,6 +151,7 @@ class EpochProgram:
         self.last_batch = self.n - (math.ceil(self.n / batch_size) - 1) * batch_size
         self.batch_size = batch_size
         self.model, self.approach, self.optimizer = model, approach, optimizer
+        self.scales = None if scales is None else tf.constant(scales)
         self._run = tf.function(self._epoch, jit_compile=jit_compile)
 
     def __call__(self, orders: np.ndarray) -> np.ndarray:
@@ -166,8 +178,19 @@ class EpochProgram:
             # A sum of per-member means: member m's gradient is that of its own mean loss.
             total = tf.reduce_sum(tf.reduce_sum(values[0], axis=1) / count)
         gradients = tape.gradient(total, self.model.variables)
-        self.optimizer.apply(gradients, self.model.variables)
+        if self.scales is None:
+            self.optimizer.apply(gradients, self.model.variables)
+        else:
+            self._scaled_apply(gradients)
         return tf.reduce_sum(values, axis=2)
+
+    def _scaled_apply(self, gradients: list[tf.Tensor]) -> None:
+        """The optimizer's step at rate 1, scaled per member by its own rate."""
+        before = [tf.identity(v) for v in self.model.variables]
+        self.optimizer.apply(gradients, self.model.variables)
+        for variable, old in zip(self.model.variables, before, strict=True):
+            scale = tf.reshape(self.scales, [-1] + [1] * (len(variable.shape) - 1))
+            variable.assign(old + scale * (variable - old))
 
 
 def per_example(approach: Any, y: tf.Tensor, out: tf.Tensor) -> tf.Tensor:
@@ -183,7 +206,7 @@ def per_example(approach: Any, y: tf.Tensor, out: tf.Tensor) -> tf.Tensor:
 
 
 def _outcomes(
-    history: np.ndarray, tracker: Tracker, kept: list[np.ndarray], learning_rate: float
+    history: np.ndarray, tracker: Tracker, kept: list[np.ndarray], rates: list[float]
 ) -> list[MemberOutcome]:
     """Each member's outcome from the epochs x HISTORY_KEYS x M history and the kept weights."""
     outcomes = []
@@ -192,7 +215,7 @@ def _outcomes(
         failed = int(tracker.failed_at[m])
         error = None
         if failed >= 0:
-            error = nan_failure(failed, learning_rate, history[failed, 0, m])
+            error = nan_failure(failed, rates[m], history[failed, 0, m])
         outcomes.append(
             MemberOutcome(
                 weights=[w[m] for w in kept],

@@ -114,7 +114,10 @@ def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Me
     network = models.build_mlp(dataset.n_features, cfg.model, approach)
     _, value = grouping.knob(cfg)
     return stacked.Member(
-        seed=int(cfg.seed), initial_weights=network.model.get_weights(), knob=value
+        seed=int(cfg.seed),
+        initial_weights=network.model.get_weights(),
+        knob=value,
+        learning_rate=float(cfg.trainer.learning_rate),
     )
 
 
