@@ -47,7 +47,7 @@ def test_single_seed_interval_is_shown_as_unavailable_not_zero(built):
 def test_failed_runs_are_listed_with_their_reasons(built):
     md = (built[0] / "report.md").read_text()
     section = md.split("## 6. Failed runs")[1].split("## 7.")[0]
-    assert "7 of 50 runs failed" in section
+    assert "13 of 98 runs failed" in section
     assert "No gradients provided for any variable" in section
     assert "count/rounding/soft_round-alpha=1" in section and "loss became NaN" in section
 
@@ -176,5 +176,5 @@ def test_headline_table_header_names_the_headline_columns(built):
     md = (built[0] / "report.md").read_text()
     header = next(line for line in md.splitlines() if line.startswith("| approach |"))
     cells = [c.strip() for c in header.strip("|").split("|")]
-    assert cells[3:6] == [c.title for c in HEADLINE_COLUMNS]
-    assert cells[2] == "val exact match"
+    assert cells[4:7] == [c.title for c in HEADLINE_COLUMNS]
+    assert cells[2] == "learning rate (chosen on val)" and cells[3] == "val exact match"
