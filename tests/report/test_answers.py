@@ -7,8 +7,8 @@ from roundlab.report import answers
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.headline import headline
 from roundlab.report.selection import group
-from roundlab.report.tuning import tune_groups
 from roundlab.report.stats import Interval, mean_ci
+from roundlab.report.tuning import tune_groups
 
 REFERENCE = mean_ci([0.49, 0.5, 0.51])  # sd 0.01
 

@@ -1,5 +1,6 @@
 """The report built from synthetic result files (no training, no TensorFlow for most tests)."""
 
+import dataclasses
 import json
 import re
 
@@ -9,6 +10,7 @@ from synthetic_results import synthetic_runs, write_runs
 
 from roundlab.report.pipeline import build_report
 from roundlab.report.selection import HEADLINE_COLUMNS
+from roundlab.results import RunResult
 
 
 @pytest.fixture
@@ -178,3 +180,29 @@ def test_headline_table_header_names_the_headline_columns(built):
     cells = [c.strip() for c in header.strip("|").split("|")]
     assert cells[4:7] == [c.title for c in HEADLINE_COLUMNS]
     assert cells[2] == "learning rate (chosen on val)" and cells[3] == "val exact match"
+
+
+def test_headline_rows_show_the_learning_rate_chosen_on_val(built):
+    md = (built[0] / "report.md").read_text()
+    count = md.split("### count")[1].split("###")[0]
+    rows = {ln.split("|")[1].strip(): ln.split("|")[3].strip() for ln in count.splitlines()[4:9]}
+    assert rows["regression"] == "0.01" and rows["classification"] == "0.001"
+
+
+def test_method_section_states_grid_seeds_detectable_difference_and_convergence(built):
+    md = (built[0] / "report.md").read_text()
+    method = md.split("## Method")[1].split("## 1.")[0]
+    assert "Learning-rate grid: 0.001, 0.01" in method
+    assert "count (1 to 3 seeds per row): test exact match" in method
+    assert "**Convergence.**" in method and "Every configuration converged." in method
+
+
+@pytest.mark.skipif(
+    "oracle" not in {f.name for f in dataclasses.fields(RunResult)},
+    reason="RunResult.oracle is written to result files by the datasets change",
+)
+def test_oracle_row_is_read_from_the_result_files(built):
+    md = (built[0] / "report.md").read_text()
+    count, digit_sum = md.split("### count")[1], md.split("### digit_sum")[1]
+    assert "| oracle (Bayes predictor) |" in count.split("###")[0]
+    assert "gap to oracle" not in digit_sum.split("###")[0]
