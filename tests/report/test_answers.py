@@ -7,17 +7,25 @@ from roundlab.report import answers
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.headline import headline
 from roundlab.report.selection import group
-from roundlab.report.stats import Interval
+from roundlab.report.stats import Interval, mean_ci
+from roundlab.report.tuning import tune_groups
 
-REFERENCE = Interval(0.5, 0.01, 3)
+REFERENCE = mean_ci([0.49, 0.5, 0.51])  # sd 0.01
 
 
 @pytest.mark.parametrize(
     ("a", "higher", "verdict"),
     [
-        (Interval(0.9, 0.01, 3), True, "better"),
-        (Interval(0.9, 0.01, 3), False, "worse"),
-        (Interval(0.9, 0.5, 3), True, "indistinguishable (intervals overlap)"),
+        (mean_ci([0.89, 0.9, 0.91]), True, "better"),
+        (mean_ci([0.89, 0.9, 0.91]), False, "worse"),
+        # sd 0.5 and 0.01, n = 3 each, df = 4: (2.776445 + 0.940965) · sqrt(0.25/3 + 0.0001/3)
+        # = 3.717410 · 0.288733 = 1.073
+        (
+            mean_ci([0.4, 0.9, 1.4]),
+            True,
+            "indistinguishable (intervals overlap; the smallest difference these seeds could "
+            "detect is 1.073)",
+        ),
         (Interval(0.9, None, 1), True, "not comparable (one seed, no interval)"),
         (Interval(float("nan"), None, 0), True, "not comparable (missing)"),
     ],
@@ -27,14 +35,14 @@ def test_compare_calls_a_difference_only_when_intervals_are_apart(a, higher, ver
 
 
 def test_in_range_compares_the_best_rounding_activation_with_each_other_approach():
-    groups = group(synthetic_runs())
+    groups = tune_groups(group(synthetic_runs()))
     item = answers.in_range(headline("count", groups["count"]), groups["count"])
     assert item.rounding.activation == "sigmoid_round" and item.rounding.params == {
         "steepness": 20.0
     }
     assert item.against == [
-        ("classification", "better", "better"),
-        ("regression", "better", "better"),
+        ("classification", "better", "better", None),
+        ("regression", "better", "better", None),
     ]
 
 
@@ -47,7 +55,7 @@ def test_in_range_has_no_comparison_without_a_rounding_run():
 
 
 def test_knobs_report_the_best_value_and_the_zero_gradient_ends_per_dataset():
-    sweeps = answers.knobs(group(synthetic_runs()))
+    sweeps = answers.knobs(tune_groups(group(synthetic_runs())))
     by = {s.activation: s for s in sweeps}
     sigmoid = by["sigmoid_round"]
     assert sigmoid.param == "steepness" and sigmoid.values == [1.0, 5.0, 20.0]
@@ -59,10 +67,10 @@ def test_knobs_report_the_best_value_and_the_zero_gradient_ends_per_dataset():
 
 
 def test_extrapolation_lists_only_rows_with_the_split():
-    groups = group(synthetic_runs())
-    assert answers.extrapolation(headline("digit_sum", groups["digit_sum"])) == []
-    labels = [label for label, _ in answers.extrapolation(headline("count", groups["count"]))]
-    assert labels[:2] == ["classification", "regression"]
+    groups = tune_groups(group(synthetic_runs()))
+    assert answers.extrapolation(headline("digit_sum", groups["digit_sum"])) is None
+    item = answers.extrapolation(headline("count", groups["count"]))
+    assert [c.label for c, _ in item.rows][:2] == ["classification", "regression"]
 
 
 def test_numpy_cost_is_the_ratio_to_each_mode_of_the_twin():

@@ -1,5 +1,6 @@
 """The report built from synthetic result files (no training, no TensorFlow for most tests)."""
 
+import dataclasses
 import json
 import re
 
@@ -9,6 +10,7 @@ from synthetic_results import synthetic_runs, write_runs
 
 from roundlab.report.pipeline import build_report
 from roundlab.report.selection import HEADLINE_COLUMNS
+from roundlab.results import RunResult
 
 
 @pytest.fixture
@@ -47,7 +49,7 @@ def test_single_seed_interval_is_shown_as_unavailable_not_zero(built):
 def test_failed_runs_are_listed_with_their_reasons(built):
     md = (built[0] / "report.md").read_text()
     section = md.split("## 6. Failed runs")[1].split("## 7.")[0]
-    assert "7 of 50 runs failed" in section
+    assert "13 of 98 runs failed" in section
     assert "No gradients provided for any variable" in section
     assert "count/rounding/soft_round-alpha=1" in section and "loss became NaN" in section
 
@@ -176,5 +178,31 @@ def test_headline_table_header_names_the_headline_columns(built):
     md = (built[0] / "report.md").read_text()
     header = next(line for line in md.splitlines() if line.startswith("| approach |"))
     cells = [c.strip() for c in header.strip("|").split("|")]
-    assert cells[3:6] == [c.title for c in HEADLINE_COLUMNS]
-    assert cells[2] == "val exact match"
+    assert cells[4:7] == [c.title for c in HEADLINE_COLUMNS]
+    assert cells[2] == "learning rate (chosen on val)" and cells[3] == "val exact match"
+
+
+def test_headline_rows_show_the_learning_rate_chosen_on_val(built):
+    md = (built[0] / "report.md").read_text()
+    count = md.split("### count")[1].split("###")[0]
+    rows = {ln.split("|")[1].strip(): ln.split("|")[3].strip() for ln in count.splitlines()[4:9]}
+    assert rows["regression"] == "0.01" and rows["classification"] == "0.001"
+
+
+def test_method_section_states_grid_seeds_detectable_difference_and_convergence(built):
+    md = (built[0] / "report.md").read_text()
+    method = md.split("## Method")[1].split("## 1.")[0]
+    assert "Learning-rate grid: 0.001, 0.01" in method
+    assert "count (1 to 3 seeds per row): test exact match" in method
+    assert "**Convergence.**" in method and "Every configuration converged." in method
+
+
+@pytest.mark.skipif(
+    "oracle" not in {f.name for f in dataclasses.fields(RunResult)},
+    reason="RunResult.oracle is written to result files by the datasets change",
+)
+def test_oracle_row_is_read_from_the_result_files(built):
+    md = (built[0] / "report.md").read_text()
+    count, digit_sum = md.split("### count")[1], md.split("### digit_sum")[1]
+    assert "| oracle (Bayes predictor) |" in count.split("###")[0]
+    assert "gap to oracle" not in digit_sum.split("###")[0]

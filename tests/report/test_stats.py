@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from roundlab.report.stats import Interval, mean_ci
+from roundlab.report.stats import Interval, detectable_difference, mean_ci
 
 
 @pytest.mark.parametrize("values", [[0.1, 0.2, 0.4], [1.0, 2.0, 3.0, 4.0, 10.0], [5.0, 5.5]])
@@ -65,3 +65,33 @@ def test_overlap_is_symmetric_and_touching_counts():
 
 def test_unavailable_interval_overlaps_everything():
     assert Interval(0.0, None, 1).overlaps(Interval(100.0, 0.1, 3))
+
+
+def test_interval_keeps_the_sample_standard_deviation():
+    assert mean_ci([0.0, 2.0, 4.0]).sd == pytest.approx(2.0)
+    assert mean_ci([0.7]).sd is None
+
+
+def test_detectable_difference_matches_a_hand_computed_case():
+    # s1 = 1 (n1 = 3), s2 = 2 (n2 = 3), df = 4:
+    # t_{0.975,4} = 2.776445, t_{0.8,4} = 0.940965, sum 3.717410;
+    # sqrt(1/3 + 4/3) = sqrt(5/3) = 1.290994; mdd = 3.717410 · 1.290994 = 4.799155
+    a, b = mean_ci([-1.0, 0.0, 1.0]), mean_ci([0.0, 2.0, 4.0])
+    assert detectable_difference(a, b) == pytest.approx(4.799155, abs=1e-6)
+    assert detectable_difference(b, a) == pytest.approx(4.799155, abs=1e-6)
+
+
+def test_detectable_difference_shrinks_with_more_seeds():
+    few = detectable_difference(mean_ci([0.0, 1.0, 2.0]), mean_ci([0.0, 1.0, 2.0]))
+    many = detectable_difference(mean_ci([0.0, 1.0, 2.0] * 4), mean_ci([0.0, 1.0, 2.0] * 4))
+    assert many < few / 2
+
+
+def test_detectable_difference_is_unavailable_with_one_seed():
+    assert detectable_difference(mean_ci([0.5]), mean_ci([0.1, 0.2, 0.3])) is None
+
+
+@pytest.mark.parametrize(("alpha", "power"), [(0.0, 0.8), (0.05, 1.0)])
+def test_detectable_difference_refuses_levels_outside_the_unit_interval(alpha, power):
+    with pytest.raises(ValueError, match="must be in \\(0, 1\\). Received: "):
+        detectable_difference(mean_ci([1.0, 2.0]), mean_ci([1.0, 2.0]), alpha, power)

@@ -1,10 +1,16 @@
 """The numbers behind each short answer at the top of the report, one function per question:
-in range, the knobs, extrapolation, the gradients, the numpy cost. Values only; summary.py
-writes the sentences."""
+in range, the knobs, extrapolation, the gradients, the numpy cost. Values and verdicts only;
+summary.py writes the sentences.
+
+Every answer refuses a verdict where a contender did not converge (its best epoch was the last
+of the budget) and never names a degenerate configuration (test exact match not above the
+constant baseline's) as the better or best one.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.gradcheck import CheckRow, tensorflow_twin
@@ -13,23 +19,45 @@ from roundlab.report.selection import (
     REFERENCE_APPROACHES,
     ROUNDING,
     Configuration,
+    Winner,
     best_overall,
     selection_key,
     swept_families,
     swept_values,
 )
-from roundlab.report.stats import Interval
+from roundlab.report.stats import Interval, detectable_difference
+from roundlab.report.verdicts import degenerate, detectable, not_converged
 
 
 def compare(a: Interval, b: Interval, higher_is_better: bool) -> str:
-    """How ``a`` stands against ``b``, calling a difference only when the intervals are apart."""
+    """How ``a`` stands against ``b``, calling a difference only when the intervals are apart;
+    an overlap states the smallest difference the seeds could have detected."""
     if not (a.n and b.n):
         return "not comparable (missing)"
     if not (a.available and b.available):
         return "not comparable (one seed, no interval)"
     if a.overlaps(b):
-        return "indistinguishable (intervals overlap)"
+        return f"indistinguishable (intervals overlap; {detectable(detectable_difference(a, b))})"
     return "better" if (a.mean > b.mean) == higher_is_better else "worse"
+
+
+def refusal(contenders: list[Configuration]) -> str | None:
+    """Why no verdict may be given between ``contenders`` (one did not converge, or one is
+    degenerate), or None when a verdict may be given."""
+    stuck = [c for c in contenders if not c.converged]
+    if stuck:
+        return not_converged(stuck)
+    bad = next((c for c in contenders if c.degenerate), None)
+    return degenerate(bad) if bad is not None else None
+
+
+class Against(NamedTuple):
+    """The best rounding configuration against one other approach's headline row."""
+
+    approach: str
+    exact_match: str  # verdict on test exact match
+    mae: str  # verdict on test MAE
+    refused: str | None = None  # why neither verdict is given
 
 
 @dataclass(frozen=True)
@@ -38,7 +66,7 @@ class InRange:
 
     dataset: str
     rounding: Configuration | None
-    against: list[tuple[str, str, str]]  # (approach, exact match verdict, MAE verdict)
+    against: list[Against]
 
 
 def in_range(h: Headline, configs: list[Configuration]) -> InRange:
@@ -48,16 +76,17 @@ def in_range(h: Headline, configs: list[Configuration]) -> InRange:
     others = [c for c in h.rows if c.approach in REFERENCE_APPROACHES]
     if rounding is None:
         return InRange(h.dataset, None, [])
-    against = [
-        (
-            other.approach,
-            compare(
-                rounding.metric("test", "exact_match"), other.metric("test", "exact_match"), True
-            ),
-            compare(rounding.metric("test", "mae"), other.metric("test", "mae"), False),
+    against = []
+    for other in others:
+        why = refusal([rounding, other])
+        if why is not None:
+            against.append(Against(other.approach, "", "", why))
+            continue
+        em = compare(
+            rounding.metric("test", "exact_match"), other.metric("test", "exact_match"), True
         )
-        for other in others
-    ]
+        mae = compare(rounding.metric("test", "mae"), other.metric("test", "mae"), False)
+        against.append(Against(other.approach, em, mae))
     return InRange(h.dataset, rounding, against)
 
 
@@ -71,31 +100,51 @@ class KnobSweep:
     values: list[float]  # every value it ran with, over all datasets
     best: list[tuple[str, float]]  # (dataset, best value on val)
     zero_grad: list[tuple[str, float, float]]  # (dataset, at the lowest value, at the highest)
+    withheld: list[tuple[str, str]]  # (dataset, why its best value is not named as the best)
 
 
 def knobs(groups: dict[str, list[Configuration]]) -> list[KnobSweep]:
-    """Each activation swept over two or more finished values on at least one dataset."""
+    """Each activation swept over two or more finished values on at least one dataset. The best
+    value is withheld on a dataset where a value did not converge or the best is degenerate."""
     families = {d: swept_families(configs) for d, configs in groups.items()}
     sweeps = []
     for activation, values in swept_values(groups).items():
         runs = [(d, f[activation]) for d, f in families.items() if len(f.get(activation, [])) >= 2]
         if not runs:
             continue
-        best = [(d, min(members, key=selection_key).param[1]) for d, members in runs]
+        best, withheld = [], []
+        for d, members in runs:
+            chosen = min(members, key=selection_key)
+            best.append((d, chosen.param[1]))
+            why = refusal([c for c in members if not c.converged] or [chosen])
+            withheld += [(d, why)] if why is not None else []
         zero = [
             (d, members[0].zero_grad_fraction(), members[-1].zero_grad_fraction())
             for d, members in runs
         ]
         zero = [(d, lo.mean, hi.mean) for d, lo, hi in zero if lo.n and hi.n]
-        sweeps.append(KnobSweep(activation, runs[0][1][0].param[0], values, best, zero))
+        sweeps.append(KnobSweep(activation, runs[0][1][0].param[0], values, best, zero, withheld))
     return sweeps
 
 
-def extrapolation(h: Headline) -> list[tuple[str, Interval]]:
-    """Question 3 on one dataset: each headline row's exact match outside the training range,
-    for the rows that have the split."""
-    pairs = [(c.label, c.metric("extrapolate", "exact_match")) for c in h.rows]
-    return [(label, iv) for label, iv in pairs if iv.n]
+@dataclass(frozen=True)
+class Extrapolation:
+    """Question 3 on one dataset: each headline row's exact match outside the training range
+    and the extrapolation column's verdict (degenerate rows and controls do not compete)."""
+
+    dataset: str
+    rows: list[tuple[Configuration, Interval]]  # the rows that have the split, table order
+    winner: Winner
+
+
+def extrapolation(h: Headline) -> Extrapolation | None:
+    """None when no headline row has the extrapolation split."""
+    pairs = [(c, c.metric("extrapolate", "exact_match")) for c in h.rows]
+    rows = [(c, iv) for c, iv in pairs if iv.n]
+    if not rows:
+        return None
+    column = next(w for w in h.winners if w.column.split == "extrapolate")
+    return Extrapolation(h.dataset, rows, column)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""One dataset's headline: the best configuration of each family, the constant baseline and the
-winner of each headline column (computed; the tables are written in sections.py)."""
+"""One dataset's headline: the best configuration of each family, the constant baseline, the
+oracle (where the dataset has one) and the winner of each headline column (computed; the tables
+are written in sections.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from roundlab.report.stats import Interval, mean_ci
 
 BASELINE_SPLITS = ("val", "test", "extrapolate")
 BASELINE_METRICS = ("exact_match", "mae")
+# The oracle is shown on the split the headline reports.
+ORACLE_KEYS = (("test", "exact_match"), ("test", "mae"))
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,13 @@ class Headline:
     baseline: dict[tuple[str, str], Interval]  # (split, metric) of the training-median predictor
     winners: list[Winner]  # one per HEADLINE_COLUMNS entry
     has_extrapolate: bool
+    oracle: dict[tuple[str, str], float]  # (split, metric) of the Bayes predictor; {} if none
+
+    def oracle_gap(self, cfg: Configuration) -> float | None:
+        """How far ``cfg``'s mean test exact match is below the oracle's; None without one."""
+        best = self.oracle.get(("test", "exact_match"))
+        mean = cfg.metric("test", "exact_match").mean
+        return best - mean if best is not None and mean == mean else None
 
 
 def headline(dataset: str, configs: list[Configuration]) -> Headline:
@@ -40,16 +50,17 @@ def headline(dataset: str, configs: list[Configuration]) -> Headline:
         for split in BASELINE_SPLITS
         for metric in BASELINE_METRICS
     }
-    # A row worse than the constant predictor in range is no candidate in any column: spiky,
-    # which can only output 0, would otherwise "win" extrapolation wherever 0 lies outside the
-    # training range.
+    # A degenerate row (no better than the constant predictor in range) is no candidate in any
+    # column: spiky, which can only output 0, would otherwise "win" extrapolation wherever 0
+    # lies outside the training range.
     # Controls do not compete either: identity is regression under another name.
-    floor = baseline[("test", "exact_match")].mean
-    candidates = [
-        r
-        for r in rows
-        if r.metric("test", "exact_match").mean > floor and r.activation not in CONTROLS
-    ]
+    candidates = [r for r in rows if not r.degenerate and r.activation not in CONTROLS]
     winners = [winner(candidates, column) for column in HEADLINE_COLUMNS]
     has_extrapolate = any("extrapolate" in r.metrics for r in finished)
-    return Headline(dataset, rows, baseline, winners, has_extrapolate)
+    return Headline(dataset, rows, baseline, winners, has_extrapolate, _oracle(configs))
+
+
+def _oracle(configs: list[Configuration]) -> dict[tuple[str, str], float]:
+    values = {key: [c.oracle(*key) for c in configs] for key in ORACLE_KEYS}
+    found = {key: [v for v in vs if v is not None] for key, vs in values.items()}
+    return {key: vs[0] for key, vs in found.items() if vs}

@@ -1,9 +1,10 @@
 """Build the report from result files: reports/report.md, report.html, figures/, metrics/
 (``dvc metrics show``) and plots/ (the data behind ``dvc plots show``).
 
-The three layers meet here: the numbers are computed (selection, headline, curves, gradients),
-the figures drawn from them (figures, activation_figures), and the document written from both
-(sections, gradient_sections, summary), rendered once to Markdown and once to HTML.
+The three layers meet here: the numbers are computed (selection, tuning, headline, protocol,
+curves, gradients), the figures drawn from them (figures, activation_figures), and the document
+written from both (headline_sections, method, sections, gradient_sections, summary), rendered once
+to Markdown and once to HTML.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ from roundlab.report.document import Block, Document, Heading, Paragraph
 from roundlab.report.gradient_sections import gradient_blocks
 from roundlab.report.gradients import compute_gradients, gallery_rows
 from roundlab.report.headline import headline
+from roundlab.report.headline_sections import headline_blocks
+from roundlab.report.method import method_blocks
+from roundlab.report.protocol import protocol
 from roundlab.report.selection import Configuration, group, swept_values
+from roundlab.report.tuning import tune_groups
 
 TITLE = "roundlab: training networks whose targets are integers"
 LEFT_OUT = "Left out of this build (--no-gradients)."
@@ -78,12 +83,9 @@ def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
         f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
         f"sweep profile `{manifest.get('profile', 'unknown')}`. Built from the result files "
-        f"under `{results_dir.name}/` alone. Each rounding activation's setting is chosen on "
-        "the validation split (highest mean exact match, ties to the lower MAE) and reported "
-        "on the test split. Intervals are 95% confidence intervals of the mean over seeds "
-        "(t distribution); with one seed there is no interval and the table says so. A row is "
-        "marked best only when its interval does not overlap the runner-up's: a difference "
-        "inside the intervals is not called a win."
+        f"under `{results_dir.name}/` alone. Every learning rate and setting is chosen on the "
+        "validation split and reported on the test split; the Method section says how, and how "
+        "small a difference each table could detect."
     )
 
 
@@ -94,7 +96,7 @@ def _result_sections(groups: dict[str, list[Configuration]], headlines, sweeps, 
     learning_blocks: list[Block] = [Heading("4. Learning curves")]
     for dataset, configs in groups.items():
         h = headlines[dataset]
-        table_blocks += sections.headline_blocks(h)
+        table_blocks += headline_blocks(h)
         refs = curves.sweep_references(h)
         png = figures.sweep_curves(dataset, sweeps[dataset], refs, figdir / f"sweep-{dataset}.png")
         sweep_blocks += sections.sweep_blocks(dataset, sweeps[dataset], png)
@@ -131,7 +133,7 @@ def build_report(
     figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
     manifest = read_manifest(results_dir)
-    groups = group(runs)
+    groups = tune_groups(group(runs))
     swept = swept_values(groups)
     headlines = {d: headline(d, cfgs) for d, cfgs in groups.items()}
     sweeps = {d: curves.sweep_curves(cfgs) for d, cfgs in groups.items()}
@@ -142,6 +144,7 @@ def build_report(
     doc = Document(TITLE)
     doc.add(_introduction(runs, groups, manifest, results_dir))
     doc.add(*summary.summary_blocks(headlines, groups, grad))
+    doc.add(*method_blocks(protocol(runs, groups, headlines)))
     tables, sweep_curves, learning = _result_sections(groups, headlines, sweeps, figdir)
     gallery, checks = _gradient_sections(grad, swept, figdir)
     doc.add(*tables, *sweep_curves, Heading("3. Activation gallery"), *gallery, *learning)

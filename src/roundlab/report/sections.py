@@ -1,7 +1,7 @@
 """The report's sections, each a function from computed values (and the path of its figure) to
-document blocks: headline tables, sweep curves, activation gallery, learning curves, failed
-runs, environment. The gradient-check section is in gradient_sections.py, the short answers in
-summary.py.
+document blocks: sweep curves, activation gallery, learning curves, failed runs, environment.
+The headline tables are in headline_sections.py, the gradient-check section in
+gradient_sections.py, the method in method.py, the short answers in summary.py.
 """
 
 from __future__ import annotations
@@ -10,83 +10,9 @@ from pathlib import Path
 
 from roundlab.report.cells import cell
 from roundlab.report.curves import SweepCurve
-from roundlab.report.document import Block, Bullets, Code, Figure, Heading, Paragraph, Table
-from roundlab.report.headline import Headline
-from roundlab.report.selection import HEADLINE_COLUMNS, SELECTION_COLUMN, Configuration, Winner
-from roundlab.report.stats import mean_ci
+from roundlab.report.document import Block, Code, Figure, Heading, Paragraph, Table
+from roundlab.report.selection import Configuration
 from roundlab.results import RunResult
-
-HEADLINE_HEADER = (
-    "approach",
-    "setting (chosen on val)",
-    SELECTION_COLUMN.title,
-    *(column.title for column in HEADLINE_COLUMNS),
-    "runs finished/all",
-    "s per run",
-)
-NO_SPLIT = "no split"
-
-
-def _shown(split: str, h: Headline) -> bool:
-    return h.has_extrapolate or split != "extrapolate"
-
-
-def _headline_row(cfg: Configuration, h: Headline) -> tuple[str, ...]:
-    clear = {w.column: w.leader for w in h.winners if w.clear}
-    cells = [
-        cfg.label,
-        cfg.setting,
-        cell(cfg.metric(SELECTION_COLUMN.split, SELECTION_COLUMN.metric)),
-    ]
-    for column in HEADLINE_COLUMNS:
-        value = cfg.metric(column.split, column.metric)
-        shown = _shown(column.split, h)
-        cells.append(cell(value, clear.get(column) is cfg) if shown else NO_SPLIT)
-    seconds = mean_ci(r.duration_s for r in cfg.finished)
-    cells += [f"{len(cfg.finished)}/{len(cfg.runs)}", f"{seconds.mean:.1f}" if seconds.n else "—"]
-    return tuple(cells)
-
-
-def _baseline_row(h: Headline) -> tuple[str, ...]:
-    cells = ["constant baseline (training median)", "—"]
-    for column in (SELECTION_COLUMN, *HEADLINE_COLUMNS):
-        shown = _shown(column.split, h)
-        cells.append(cell(h.baseline[(column.split, column.metric)]) if shown else NO_SPLIT)
-    return (*cells, "—", "—")
-
-
-def _verdict(w: Winner) -> str:
-    what = w.column.title
-    if w.leader is None:
-        return f"{what}: no finished run has it."
-    if w.runner_up is None:
-        return f"{what}: only {w.leader.label} has a value; nothing to compare."
-    if w.clear:
-        return (
-            f"{what}: **{w.leader.label}** is best; its interval does not overlap "
-            f"the runner-up's ({w.runner_up.label})."
-        )
-    return (
-        f"{what}: no clear winner. {w.leader.label} leads on the mean, but "
-        f"its interval overlaps the runner-up's ({w.runner_up.label})."
-    )
-
-
-def headline_blocks(h: Headline) -> list[Block]:
-    rows = [_headline_row(cfg, h) for cfg in h.rows] + [_baseline_row(h)]
-    verdicts = [_verdict(w) for w in h.winners if _shown(w.column.split, h)]
-    return [
-        Heading(h.dataset, 3),
-        Table(
-            HEADLINE_HEADER,
-            tuple(rows),
-            caption="mean ± 95% CI over seeds (t distribution). "
-            "Bold: best in its column with an interval that does not overlap the "
-            "runner-up's. Controls, and rows whose test exact match does not beat the "
-            "constant baseline's, do not compete.",
-        ),
-        Bullets(tuple(verdicts)),
-    ]
 
 
 def _sweep_row(curve: SweepCurve) -> tuple[str, ...]:

@@ -1,10 +1,12 @@
 """From result files to the rows of the report: configurations over seeds, best settings, winners.
 
 A *configuration* is one (dataset, approach, activation, activation parameters) with all its
-seeds. For each rounding activation the best parameter value is chosen on the validation split
-(highest mean exact match, ties to the lower mean MAE) and reported on the test split, so the
-test numbers never steer the choice. A row is called the best in a column only when its
-confidence interval does not overlap the runner-up's; otherwise the column has no winner.
+seeds, trained at one learning rate; tuning.py keeps, per configuration, the rate with the best
+validation score. For each rounding activation the best parameter value is chosen on the
+validation split (highest mean exact match, ties to the lower mean MAE) and reported on the test
+split, so the test numbers never steer the choice. A row is called the best in a column only when
+its confidence interval does not overlap the runner-up's and every row compared converged;
+otherwise the column has no winner.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from roundlab import approaches
-from roundlab.report.stats import Interval, mean_ci
+from roundlab.report.stats import Interval, detectable_difference, mean_ci
 from roundlab.results import RunResult
+from roundlab.runs import DEFAULT_LEARNING_RATE
 
 ROUNDING = approaches.ROUNDING
 # The one order of the approaches in every table and figure of the report.
@@ -63,13 +66,17 @@ HEADLINE_COLUMNS = (
 
 @dataclass
 class Configuration:
-    """One configuration's runs across seeds (finished and failed), seeds in ascending order."""
+    """One configuration's runs across seeds (finished and failed) at ``learning_rate``, seeds in
+    ascending order. ``grid`` holds every learning rate the configuration was trained at (empty
+    until tuning.py chose among them)."""
 
     dataset: str
     approach: str
     activation: str | None
     params: dict[str, float]
+    learning_rate: float = DEFAULT_LEARNING_RATE
     runs: list[RunResult] = field(default_factory=list)
+    grid: tuple[float, ...] = ()
 
     @property
     def finished(self) -> list[RunResult]:
@@ -119,16 +126,54 @@ class Configuration:
     def zero_grad_fraction(self) -> Interval:
         return mean_ci(r.zero_grad_fraction for r in self.finished)
 
+    @property
+    def trials(self) -> int:
+        """How many learning rates were tried for this configuration."""
+        return len(self.grid) or 1
+
+    @property
+    def converged(self) -> bool:
+        """False when any finished seed kept the budget's last epoch (still improving)."""
+        return not any(r.converged is False for r in self.finished)
+
+    @property
+    def epochs(self) -> int | None:
+        """The maximum epoch budget its runs were given (``trainer.epochs``), None if unrecorded."""
+        budgets = [(r.config.get("trainer") or {}).get("epochs") for r in self.runs]
+        return max((int(b) for b in budgets if b is not None), default=None)
+
+    def baseline(self, split: str, name: str) -> Interval:
+        """The constant predictor's (training median) metric over finished seeds."""
+        return mean_ci(r.baseline.get(split, {}).get(name) for r in self.finished)
+
+    def oracle(self, split: str, name: str) -> float | None:
+        """The Bayes predictor's metric on ``split`` (the dataset's, so one value for every run),
+        None when the dataset has no oracle."""
+        iv = mean_ci(
+            (getattr(r, "oracle", {}) or {}).get(split, {}).get(name) for r in self.finished
+        )
+        return iv.mean if iv.n else None
+
+    @property
+    def degenerate(self) -> bool:
+        """Mean test exact match not above the constant baseline's (or missing): such a row is
+        shown but never leads a column. Without a recorded baseline only a missing value is."""
+        em = self.metric("test", "exact_match").mean
+        floor = self.baseline("test", "exact_match")
+        return not math.isfinite(em) or (floor.n > 0 and em <= floor.mean)
+
 
 def group(results: list[RunResult]) -> dict[str, list[Configuration]]:
-    """Configurations per dataset, datasets sorted, configurations in approach order then by
-    activation name and parameter value."""
+    """Configurations per dataset and learning rate, datasets sorted, configurations in approach
+    order then by activation name, parameter value and learning rate. One configuration trained
+    at several rates gives one entry per rate: tuning.tune chooses among them."""
     by_key: dict[tuple, Configuration] = {}
     for r in results:
         params = {k: float(v) for k, v in (r.activation_params or {}).items()}
-        key = (r.dataset, r.approach, r.activation, tuple(sorted(params.items())))
+        lr = r.key.learning_rate
+        key = (r.dataset, r.approach, r.activation, tuple(sorted(params.items())), lr)
         if key not in by_key:
-            by_key[key] = Configuration(r.dataset, r.approach, r.activation, params)
+            by_key[key] = Configuration(r.dataset, r.approach, r.activation, params, lr)
         by_key[key].runs.append(r)
     out: dict[str, list[Configuration]] = defaultdict(list)
     for cfg in sorted(by_key.values(), key=_order):
@@ -149,6 +194,7 @@ def _order(cfg: Configuration) -> tuple:
         cfg.approach,
         cfg.activation or "",
         tuple(sorted(cfg.params.items())),
+        cfg.learning_rate,
     )
 
 
@@ -182,29 +228,40 @@ def best_overall(configs: list[Configuration], approach: str) -> Configuration |
 
 @dataclass(frozen=True)
 class Winner:
-    """The outcome of one column: the leader, the runner-up and whether the lead is clear."""
+    """The outcome of one column: the leader, the runner-up, whether the lead is clear, the rows
+    compared that did not converge (any one refuses the verdict) and the smallest difference
+    between leader and runner-up the seeds could have detected (None when unavailable)."""
 
     column: Column
     leader: Configuration | None
     runner_up: Configuration | None
     clear: bool
+    unconverged: tuple[Configuration, ...] = ()
+    detectable: float | None = None
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.unconverged)
 
 
 def winner(rows: list[Configuration], column: Column) -> Winner:
-    """The leader by mean; ``clear`` only when its interval does not overlap the runner-up's.
+    """The leader by mean; ``clear`` only when its interval does not overlap the runner-up's and
+    every row with a value in the column converged.
 
     One row with a value has no runner-up and is never a clear winner: there is nothing it beat.
     """
     scored = [(row, row.metric(column.split, column.metric)) for row in rows]
     scored = [(row, iv) for row, iv in scored if iv.n > 0 and math.isfinite(iv.mean)]
     scored.sort(key=lambda item: -item[1].mean if column.higher_is_better else item[1].mean)
+    unconverged = tuple(row for row, _ in scored if not row.converged)
     if not scored:
         return Winner(column, None, None, False)
     if len(scored) == 1:
-        return Winner(column, scored[0][0], None, False)
+        return Winner(column, scored[0][0], None, False, unconverged)
     (lead, lead_iv), (second, second_iv) = scored[0], scored[1]
     clear = lead_iv.mean != second_iv.mean and not lead_iv.overlaps(second_iv)
-    return Winner(column, lead, second, clear)
+    mdd = detectable_difference(lead_iv, second_iv)
+    return Winner(column, lead, second, clear and not unconverged, unconverged, mdd)
 
 
 def swept_families(

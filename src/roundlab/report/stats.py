@@ -1,4 +1,5 @@
-"""Mean and 95% confidence interval over seeds.
+"""Mean and 95% confidence interval over seeds, and the smallest difference two of them could
+have told apart.
 
 The interval is Student's t: ``mean ± t_{1-(1-c)/2, n-1} · s / sqrt(n)`` with ``s`` the sample
 standard deviation (``ddof=1``). Seeds are few (3 to 10), so the normal quantile 1.96 would make
@@ -17,16 +18,21 @@ from dataclasses import dataclass
 from scipy import stats as _scipy_stats
 
 CONFIDENCE = 0.95
+# The detectable difference's test size (two-sided) and power.
+ALPHA = 0.05
+POWER = 0.8
 
 
 @dataclass(frozen=True)
 class Interval:
-    """``mean ± half_width`` from ``n`` values; ``half_width`` is None when ``n < 2``."""
+    """``mean ± half_width`` from ``n`` values; ``half_width`` and ``sd`` (the sample standard
+    deviation) are None when ``n < 2``."""
 
     mean: float
     half_width: float | None
     n: int
     dropped: int = 0
+    sd: float | None = None
 
     @property
     def available(self) -> bool:
@@ -74,4 +80,28 @@ def mean_ci(values: Iterable[float | None], confidence: float = CONFIDENCE) -> I
         return Interval(mean, None, 1, dropped)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in finite) / (n - 1))
     t = float(_scipy_stats.t.ppf(1.0 - (1.0 - confidence) / 2.0, df=n - 1))
-    return Interval(mean, t * sd / math.sqrt(n), n, dropped)
+    return Interval(mean, t * sd / math.sqrt(n), n, dropped, sd)
+
+
+def detectable_difference(
+    a: Interval, b: Interval, alpha: float = ALPHA, power: float = POWER
+) -> float | None:
+    """The smallest difference of means that a two-sided t test at level ``alpha`` would detect
+    with probability ``power``, given the spread observed in ``a`` and ``b``.
+
+    ``mdd = (t_{1-alpha/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2)``, ``df = n1 + n2 − 2``,
+    with ``s1``, ``s2`` the sample standard deviations: the standard two-sample power
+    approximation (Cohen 1988, *Statistical Power Analysis for the Behavioral Sciences*, ch. 2,
+    with the normal quantiles replaced by t quantiles for few seeds). ``alpha`` and ``power``
+    must lie in (0, 1). None (unavailable) when either side has fewer than 2 values: one seed
+    gives no spread.
+    """
+    for name, value in (("alpha", alpha), ("power", power)):
+        if not 0.0 < value < 1.0:
+            raise ValueError(f"{name} must be in (0, 1). Received: {name}={value}")
+    if a.sd is None or b.sd is None or a.n < 2 or b.n < 2:
+        return None
+    df = a.n + b.n - 2
+    t_alpha = float(_scipy_stats.t.ppf(1.0 - alpha / 2.0, df=df))
+    t_power = float(_scipy_stats.t.ppf(power, df=df))
+    return (t_alpha + t_power) * math.sqrt(a.sd**2 / a.n + b.sd**2 / b.n)

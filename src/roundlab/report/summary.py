@@ -9,6 +9,7 @@ from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.gradients import GradientResults
 from roundlab.report.headline import Headline
 from roundlab.report.selection import Configuration
+from roundlab.report.verdicts import verdict
 
 
 def in_range_bullets(items: list[answers.InRange]) -> tuple[str, ...]:
@@ -19,7 +20,12 @@ def in_range_bullets(items: list[answers.InRange]) -> tuple[str, ...]:
         if rounding is None or not item.against:
             out.append(f"{item.dataset}: no comparison (an approach has no finished run).")
             continue
-        parts = [f"against {name}: exact match {em}, MAE {mae}" for name, em, mae in item.against]
+        parts = [
+            f"against {a.approach}: {a.refused}"
+            if a.refused
+            else f"against {a.approach}: exact match {a.exact_match}, MAE {a.mae}"
+            for a in item.against
+        ]
         setting = f" ({rounding.setting})" if rounding.params else ""
         out.append(
             f"{item.dataset}: the best rounding activation on val, {rounding.activation}"
@@ -34,9 +40,11 @@ def knob_bullets(sweeps: list[answers.KnobSweep]) -> tuple[str, ...]:
     """2. The knobs: where does the gradient vanish?"""
     out = []
     for s in sweeps:
+        withheld = dict(s.withheld)
+        named = [f"{d} {withheld[d]}" if d in withheld else f"{d} {v:g}" for d, v in s.best]
         text = (
             f"{s.activation}: best {s.param} on val: "
-            + ", ".join(f"{d} {v:g}" for d, v in s.best)
+            + ", ".join(named)
             + f" (swept {', '.join(f'{v:g}' for v in s.values)})"
         )
         if s.zero_grad:
@@ -53,13 +61,13 @@ def extrapolation_bullets(headlines: dict[str, Headline]) -> tuple[str, ...]:
     """3. Extrapolation: exact match on labels outside the training range."""
     out = []
     for dataset, h in headlines.items():
-        pairs = answers.extrapolation(h)
-        if pairs:
-            out.append(
-                f"{dataset}: "
-                + ", ".join(f"{label} {cell(iv, digits=2)}" for label, iv in pairs)
-                + "."
+        item = answers.extrapolation(h)
+        if item is not None:
+            values = ", ".join(
+                f"{c.label} {cell(iv, digits=2)}" + (" (degenerate)" if c.degenerate else "")
+                for c, iv in item.rows
             )
+            out.append(f"{dataset}: {values}. {verdict(item.winner)}")
     return tuple(out) or ("No dataset has an extrapolation split.",)
 
 
@@ -101,7 +109,9 @@ def summary_blocks(
         Heading("Answers in short", 2),
         Paragraph(
             "Read off the tables and figures below; a difference is called only when the 95% "
-            "intervals do not overlap."
+            "intervals do not overlap and every contender converged, and a degenerate "
+            "configuration (no better than the constant baseline) is never called the better "
+            "one (see Method)."
         ),
         Paragraph(
             "**1. In range: do rounding output activations beat classification "

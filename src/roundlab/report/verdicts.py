@@ -1,0 +1,51 @@
+"""The sentences that call (or refuse to call) a comparison, shared by the headline tables and
+the short answers: a clear winner, no clear winner with the difference the seeds could have
+detected, no verdict for lack of convergence, a degenerate contender."""
+
+from __future__ import annotations
+
+from roundlab.report.selection import Configuration, Winner
+
+
+def detectable(mdd: float | None) -> str:
+    """``the smallest difference these seeds could detect is 0.042`` (or why there is none)."""
+    if mdd is None:
+        return "no detectable difference can be given (a side has fewer than 2 seeds)"
+    return f"the smallest difference these seeds could detect is {mdd:.3f}"
+
+
+def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> str:
+    """``no verdict: regression did not converge within 200 epochs``."""
+    names = " and ".join(c.title for c in configs)
+    budget = max((c.epochs for c in configs if c.epochs is not None), default=None)
+    within = f"within {budget} epochs" if budget is not None else "within its epoch budget"
+    return f"no verdict: {names} did not converge {within}"
+
+
+def degenerate(cfg: Configuration) -> str:
+    """``no verdict: rounding · spiky is degenerate (...)``."""
+    return (
+        f"no verdict: {cfg.title} is degenerate (its test exact match is not above the "
+        "constant baseline's)"
+    )
+
+
+def verdict(w: Winner) -> str:
+    """The sentence under a headline table for one column."""
+    what = w.column.title
+    if w.leader is None:
+        return f"{what}: no finished run has it."
+    if w.refused:
+        return f"{what}: {not_converged(w.unconverged)}."
+    if w.runner_up is None:
+        return f"{what}: only {w.leader.label} has a value; nothing to compare."
+    if w.clear:
+        return (
+            f"{what}: **{w.leader.label}** is best; its interval does not overlap "
+            f"the runner-up's ({w.runner_up.label})."
+        )
+    return (
+        f"{what}: no clear winner. {w.leader.label} leads on the mean, but "
+        f"its interval overlaps the runner-up's ({w.runner_up.label}); "
+        f"{detectable(w.detectable)}."
+    )
