@@ -47,3 +47,17 @@ def test_only_errors_raised_in_the_data_package_are_data_errors():
         int("x")
     except ValueError as err:
         assert one_line(err) is None  # a bug elsewhere keeps its traceback
+
+
+def test_roundlab_sweep_fails_on_failed_jobs_only_when_a_planned_run_did_not_finish(tmp_path):
+    from roundlab import results
+    from roundlab.sweep import failed_jobs_exit
+
+    planned = []
+    for seed, status in ((0, results.FINISHED), (1, results.FAILED)):
+        result = results.RunResult(status=status, dataset="count", approach="regression", seed=seed)
+        path = results.write(result, result.key.result_path(tmp_path))
+        planned.append(path.relative_to(tmp_path).as_posix())
+    assert failed_jobs_exit(tmp_path, planned[:1]) == 0
+    assert failed_jobs_exit(tmp_path, planned) == 1
+    assert failed_jobs_exit(tmp_path, [*planned[:1], "count/regression/x/seed=9.json"]) == 1
