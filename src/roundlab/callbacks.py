@@ -1,6 +1,8 @@
 """The multirun's bookkeeping: each job leaves a status file in its output directory, and a
-Hydra callback (registered in conf/config.yaml under ``hydra.callbacks``) prints one line at the
-end of the sweep, ``sweep: N succeeded, M failed``, and closes the sweep's MLflow parent runs.
+Hydra callback (registered in conf/config.yaml under ``hydra.callbacks``) checks the tracking
+server and starts the sweep's MLflow bookkeeping before the first job (:func:`begin_tracking`),
+and at the end prints one line, ``sweep: N succeeded, M failed``, closes the sweep's MLflow
+parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not finish.
 
 Status files, not in-memory state, because joblib and SLURM jobs run in other processes. A job
 directory of this sweep without a status file (a job killed before it could write one) counts
@@ -60,23 +62,53 @@ class SweepSummary(Callback):
         for stale in Path(config.hydra.sweep.dir).rglob(STATUS_FILE):
             stale.unlink()  # from an earlier sweep into the same directory
         if config.tracking.enabled:
-            from roundlab import tracking
-
-            try:
-                tracking.prepare_store(config.tracking.uri)
-            except Exception as err:  # the jobs will each report it; the sweep still runs
-                log.warning("MLflow store not reachable: %s", err)
+            begin_tracking(config.tracking, Path(config.hydra.sweep.dir).absolute())
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
         records = job_statuses(sweep_dir, self._start)
         ok = sum(r["status"] == FINISHED for r in records)
         failed = len(records) - ok
-        if config.tracking.enabled:
-            from roundlab import tracking
-
-            try:
-                tracking.close_parents(config.tracking.uri, sweep_dir)
-            except Exception as err:
-                log.warning("could not close the sweep's MLflow parent runs: %s", err)
+        end_tracking("FINISHED")
         print(f"sweep: {ok} succeeded, {failed} failed", flush=True)
+        if failed and config.fail_on_failed_jobs:
+            raise SystemExit(f"sweep: {failed} job(s) did not finish (fail_on_failed_jobs=true)")
+
+
+# (uri, sweep dir) of the sweep this process runs, whose MLflow parents are still open.
+_open_sweeps: list[tuple[str, Path]] = []
+
+
+def begin_tracking(tracking_cfg: DictConfig, sweep_dir: Path) -> None:
+    """Before any job: check the tracking server once (a dead one fails the sweep or switches
+    tracking off, per ``tracking.on_unreachable``), give the sweep its own MLflow parents and
+    mark runs that killed processes left RUNNING as KILLED."""
+    from roundlab import stale_runs, tracking, tracking_server
+
+    try:
+        if not tracking_server.usable(tracking_cfg):
+            return
+    except tracking_server.TrackingUnreachable as err:
+        raise SystemExit(f"tracking error: {err}") from None
+    uri = str(tracking_cfg.uri)
+    try:
+        identity = tracking.begin_sweep(sweep_dir)
+        tracking.prepare_store(uri)
+        stale_runs.mark_killed(tracking.client(uri), sweep_dir, identity[tracking.SWEEP_ID_TAG])
+    except Exception as err:  # the jobs will each report it; the sweep still runs
+        log.warning("MLflow store not reachable: %s", err)
+        return
+    _open_sweeps.append((uri, sweep_dir))
+
+
+def end_tracking(status: str) -> None:
+    """End the open sweep's MLflow parents with ``status`` (FINISHED, or KILLED when the sweep
+    is interrupted) and their job counts."""
+    from roundlab import tracking
+
+    while _open_sweeps:
+        uri, sweep_dir = _open_sweeps.pop()
+        try:
+            tracking.close_parents(uri, sweep_dir, status)
+        except Exception as err:
+            log.warning("could not close the sweep's MLflow parent runs: %s", err)

@@ -23,6 +23,7 @@ from roundlab import activations, approaches, paths
 from roundlab.engine.early_stopping import MAXIMISED, MONITORS, EarlyStopping
 from roundlab.results import EVAL_SPLITS, METRICS
 from roundlab.runs import activation_params
+from roundlab.tracking_server import ON_UNREACHABLE
 
 LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
@@ -92,6 +93,11 @@ class TrackingConfig:
     enabled: bool = True
     uri: str = MISSING
     experiment: str = MISSING
+    # A remote server that does not answer within connect_timeout_s seconds (checked once per
+    # process): fail before training, or warn and train untracked; auto = fail when the URI was
+    # given explicitly ($MLFLOW_TRACKING_URI or tracking.uri), warn otherwise.
+    on_unreachable: str = "auto"
+    connect_timeout_s: float = 3.0
 
 
 @dataclass
@@ -106,6 +112,8 @@ class Config:
     results_dir: str = MISSING
     # <split>/<metric> returned to Hydra sweepers, e.g. val/exact_match or val/mae.
     objective: str = "val/exact_match"
+    # A multirun (-m) exits 1 when a job failed; by default it exits 0 once its plan ran.
+    fail_on_failed_jobs: bool = False
 
 
 def activation_schema(name: str) -> type:
@@ -195,7 +203,7 @@ def validate(cfg: DictConfig) -> None:
     except ValueError as err:
         given = ", ".join(f"activation.{k}={v!r}" for k, v in params.items())
         raise ConfigError(f"activation={cfg.activation.name} ({given}): {err}") from err
-    m, t = cfg.model, cfg.trainer
+    m, t, tr = cfg.model, cfg.trainer, cfg.tracking
     es = t.early_stopping
     for key, value, holds, rule in (
         ("model.hidden_sizes", list(m.hidden_sizes), min(m.hidden_sizes) >= 1, "must all be >= 1"),
@@ -212,6 +220,18 @@ def validate(cfg: DictConfig) -> None:
             es.monitor,
             es.monitor in MONITORS,
             f"must be one of {list(MONITORS)}",
+        ),
+        (
+            "tracking.on_unreachable",
+            tr.on_unreachable,
+            tr.on_unreachable in ON_UNREACHABLE,
+            f"must be one of {list(ON_UNREACHABLE)}",
+        ),
+        (
+            "tracking.connect_timeout_s",
+            tr.connect_timeout_s,
+            tr.connect_timeout_s > 0,
+            "must be > 0",
         ),
     ):
         if not holds:

@@ -27,6 +27,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 
 from roundlab import config
 from roundlab.engine import grouping, vectorized
+from roundlab.interruption import Interrupted
 
 log = logging.getLogger(__name__)
 
@@ -122,12 +123,26 @@ _ABSENT = object()
 def _launch_group(
     launcher: Any, jobs: list[DictConfig], cfgs: list[DictConfig], members: list[int]
 ) -> dict[int, JobReturn]:
+    """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
+    (:class:`Interrupted`) records every member not yet recorded KILLED, then stops the sweep
+    (the member being recorded records itself, in ``Recording.capture``)."""
+    sweep_dir = Path(str(launcher.config.hydra.sweep.dir)).absolute()
     try:
         trained = vectorized.train_group(cfgs)
+    except Interrupted as err:
+        vectorized.record_killed(cfgs, err.reason, sweep_dir)
+        raise
     except Exception as err:  # the data, or a crash: each job runs (and fails) the ordinary way
         log.error("group of %d could not train (%s): running its jobs alone", len(cfgs), err)
         return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
-    return {i: _run(launcher, jobs[i], _member_task(trained, p)) for p, i in enumerate(members)}
+    returns: dict[int, JobReturn] = {}
+    try:
+        for p, i in enumerate(members):
+            returns[i] = _run(launcher, jobs[i], _member_task(trained, p))
+    except Interrupted as err:
+        vectorized.record_killed(cfgs[len(returns) + 1 :], err.reason, sweep_dir)
+        raise
+    return returns
 
 
 def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], float]) -> JobReturn:

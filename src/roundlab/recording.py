@@ -1,5 +1,6 @@
 """What every run leaves behind, whichever engine trained it: its result file, its MLflow run
-and one log line. Failures once training starts are captured here, in one place."""
+and one log line. Failures and interruptions once training starts are captured here, in one
+place."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import results
+from roundlab import results, tracking_server
 from roundlab.engine.outcome import TrainingFailed
-from roundlab.results import FAILED, FINISHED, RunResult
+from roundlab.interruption import Interrupted
+from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.runs import RunKey
 from roundlab.versions import package_versions
 
@@ -26,7 +28,7 @@ class Recording:
     sweep's parent run."""
 
     def __init__(
-        self, cfg: DictConfig, key: RunKey, device: str, sweep_dir: Path | None = None
+        self, cfg: DictConfig, key: RunKey, device: str | None, sweep_dir: Path | None = None
     ) -> None:
         self.cfg = cfg
         self.key = key
@@ -44,7 +46,7 @@ class Recording:
             device=device,
         )
         self.tracker = None
-        if cfg.tracking.enabled:
+        if tracking_server.usable(cfg.tracking):
             from roundlab import tracking
 
             self.tracker = tracking.RunTracker(
@@ -60,9 +62,14 @@ class Recording:
     @contextlib.contextmanager
     def capture(self) -> Iterator[RunResult]:
         """Turn a failure inside the block into a FAILED result: a crash in one job must not end
-        the sweep."""
+        the sweep. An :class:`Interrupted` block is recorded KILLED (result file and MLflow run
+        closed here) and the interruption goes on up, to stop the process."""
         try:
             yield self.result
+        except Interrupted as err:
+            self.result.status, self.result.error = KILLED, err.reason
+            self.close()
+            raise
         except TrainingFailed as err:
             self.fail(str(err))
         except Exception as err:
@@ -85,7 +92,7 @@ class Recording:
                 "%s FINISHED in %.1fs: val %s", self.path, result.duration_s, result.metrics["val"]
             )
         else:
-            log.warning("%s FAILED: %s", self.path, result.error)
+            log.warning("%s %s: %s", self.path, result.status, result.error)
         return result
 
 

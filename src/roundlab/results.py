@@ -24,7 +24,9 @@ FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, FORMAT_VERSION)
 FINISHED = "FINISHED"
 FAILED = "FAILED"
-STATUSES = (FINISHED, FAILED)
+# Stopped by SIGINT or SIGTERM (roundlab.interruption), or found RUNNING after its process died.
+KILLED = "KILLED"
+STATUSES = (FINISHED, FAILED, KILLED)
 # The splits a run is evaluated on (the training split is not).
 EVAL_SPLITS = ("val", "test", "extrapolate")
 METRICS = ("exact_match", "mae", "rmse", "within_one")
@@ -40,7 +42,8 @@ class RunResult:
     median). ``oracle`` maps the same splits to the dataset's best achievable
     ``exact_match`` and ``mae`` (:mod:`roundlab.data.oracle`); empty when the dataset has none.
     ``history`` maps a Keras history key to its per-epoch values. A failed run has
-    ``status == "FAILED"``, an ``error`` saying why, and whatever metrics it got before failing.
+    ``status == "FAILED"``, an ``error`` saying why, and whatever metrics it got before failing;
+    an interrupted one ``status == "KILLED"`` and ``error`` naming the signal.
     """
 
     status: str
@@ -111,12 +114,13 @@ class RunResult:
 def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Dotted config keys whose values differ between two runs' resolved configs.
 
-    The seed and where a run writes (``results_dir``, ``tracking``) are left out: two runs that
-    differ only there are the same setup. The result path encodes dataset, approach, rounding
-    activation, learning rate and seed, so two runs of one path that differ elsewhere
-    (``trainer.loss``, ``model.hidden_sizes``) collide; this names what differs.
+    The seed, where a run writes (``results_dir``, ``tracking``) and how a sweep exits
+    (``fail_on_failed_jobs``) are left out: two runs that differ only there are the same
+    setup. The result path encodes dataset, approach, rounding activation, learning rate and
+    seed, so two runs of one path that differ elsewhere (``trainer.loss``,
+    ``model.hidden_sizes``) collide; this names what differs.
     """
-    ignored = {"seed", "results_dir", "tracking"}
+    ignored = {"seed", "results_dir", "tracking", "fail_on_failed_jobs"}
     old_flat, new_flat = flatten(old), flatten(new)
     keys = (old_flat.keys() | new_flat.keys()) - {
         k for k in old_flat | new_flat if k.split(".")[0] in ignored

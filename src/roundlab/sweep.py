@@ -465,6 +465,11 @@ def main(argv: list[str] | None = None) -> int:
         help="Hydra sweep directories (default: <project root>/multirun)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument(
+        "--fail-on-failed-jobs",
+        action="store_true",
+        help="exit 1 when a planned run did not finish (default: 0 once the plan ran)",
+    )
     args = parser.parse_args(argv)
     root = paths.project_root()
     try:
@@ -481,11 +486,28 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {line}")
         return 0
     try:
-        run(profile, results_dir, sweep_root)
+        manifest = run(profile, results_dir, sweep_root)
     except RuntimeError as err:
         print(err, file=sys.stderr)
         return 1
-    return 0
+    return failed_jobs_exit(results_dir, manifest["planned"]) if args.fail_on_failed_jobs else 0
+
+
+def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file or
+    did not finish, else 0."""
+    from roundlab import results
+
+    paths_ = [Path(results_dir) / p for p in planned]
+    bad = [p for p in paths_ if not p.is_file() or not results.read(p).ok]
+    if not bad:
+        return 0
+    print(
+        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs), "
+        f"e.g. {bad[0]}",
+        file=sys.stderr,
+    )
+    return 1
 
 
 if __name__ == "__main__":

@@ -2,17 +2,21 @@
 
 Scheme: one experiment per dataset (``tracking.experiment``, default ``${dataset.name}``); a
 single run is a top-level run; in a Hydra multirun each job is a child of one parent run per
-sweep directory and experiment (a sweep over two datasets has one parent in each experiment,
-since MLflow nests runs only within an experiment). The parent is found by its tags
-(``roundlab.role=sweep``, ``roundlab.sweep_dir=<absolute dir>``) or created, under a file lock
-in the sweep directory, so jobs in one process (basic launcher) and in several (joblib, SLURM
-on a shared file system) agree on one parent. :class:`roundlab.callbacks.SweepSummary` closes
-the parents when the sweep ends.
+sweep and experiment (a sweep over two datasets has one parent in each experiment, since MLflow
+nests runs only within an experiment). Each sweep gets its own parents, even into a directory
+an earlier sweep used: :func:`begin_sweep` leaves a new sweep id in the sweep directory
+(``.roundlab-sweep.json``), and the parent is found by its tags (``roundlab.role=sweep``,
+``roundlab.sweep_dir=<absolute dir>``, ``roundlab.sweep_id=<id>``) or created, under a file
+lock in the sweep directory, so jobs in one process (basic launcher) and in several (joblib,
+SLURM on a shared file system) agree on one parent. :class:`roundlab.callbacks.SweepSummary`
+closes the parents when the sweep ends. Every run carries the host and process id that own it
+(``roundlab.host``, ``roundlab.pid``), so a run left RUNNING by a killed process can be told
+from a live one (:mod:`roundlab.stale_runs`).
 
 Params are the flattened resolved config; metrics are the per-epoch history (step = epoch), the
 final ``<split>/<metric>`` and ``baseline/<split>/<metric>``; artifacts are the resolved config
 (``config.yaml``), the history (``history.csv``) and the result file. A failed run ends with
-status FAILED and its reason in the tag ``roundlab.error``.
+status FAILED (KILLED when interrupted) and its reason in the tag ``roundlab.error``.
 
 Everything goes through an explicit ``MlflowClient`` (no fluent global state shared by the jobs
 of one process, and no ``mlflow.tensorflow.autolog``, which needs TensorBoard). The store is
@@ -23,9 +27,13 @@ store the artifacts go to ``mlartifacts/`` beside the database, not into the wor
 from __future__ import annotations
 
 import csv
+import json
 import logging
+import os
+import socket
 import tempfile
 import time
+import uuid
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,8 +47,14 @@ log = logging.getLogger(__name__)
 
 ROLE_TAG = "roundlab.role"
 SWEEP_TAG = "roundlab.sweep_dir"
+SWEEP_ID_TAG = "roundlab.sweep_id"
 ERROR_TAG = "roundlab.error"
+HOST_TAG = "roundlab.host"
+PID_TAG = "roundlab.pid"
 LOCK_NAME = ".roundlab-mlflow.lock"
+SWEEP_ID_FILE = ".roundlab-sweep.json"
+# A sweep's parents count their children by status.
+JOB_COUNTS = {"FINISHED": "jobs_finished", "FAILED": "jobs_failed", "KILLED": "jobs_killed"}
 MAX_PARAM = 6000  # MLflow's limit on a param value
 MAX_TAG = 8000
 
@@ -103,28 +117,62 @@ def _locked(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _sweep_filter(sweep_dir: Path) -> str:
-    return f"tags.`{ROLE_TAG}` = 'sweep' and tags.`{SWEEP_TAG}` = '{sweep_dir}'"
+def owner() -> dict[str, str]:
+    """The tags naming this process, so a run it leaves RUNNING can be found dead later."""
+    return {HOST_TAG: socket.gethostname(), PID_TAG: str(os.getpid())}
+
+
+def begin_sweep(sweep_dir: Path) -> dict[str, str]:
+    """Give the sweep into ``sweep_dir`` a new id (and this process as its owner), so its jobs
+    make new parent runs instead of joining an earlier sweep's; returns the identity."""
+    sweep_dir = Path(sweep_dir).absolute()
+    with _locked(sweep_dir):
+        return _new_identity(sweep_dir)
+
+
+def sweep_identity(sweep_dir: Path) -> dict[str, str]:
+    """The identity :func:`begin_sweep` left in ``sweep_dir``; a new one when there is none (a
+    sweep started without roundlab's callback)."""
+    sweep_dir = Path(sweep_dir).absolute()
+    with _locked(sweep_dir):
+        path = sweep_dir / SWEEP_ID_FILE
+        return json.loads(path.read_text()) if path.is_file() else _new_identity(sweep_dir)
+
+
+def _new_identity(sweep_dir: Path) -> dict[str, str]:
+    identity = {SWEEP_ID_TAG: uuid.uuid4().hex, **owner()}
+    (sweep_dir / SWEEP_ID_FILE).write_text(json.dumps(identity) + "\n")
+    return identity
+
+
+def _sweep_filter(sweep_dir: Path, sweep_id: str) -> str:
+    return (
+        f"tags.`{ROLE_TAG}` = 'sweep' and tags.`{SWEEP_TAG}` = '{sweep_dir}' "
+        f"and tags.`{SWEEP_ID_TAG}` = '{sweep_id}'"
+    )
 
 
 def parent_run(mlflow_client: Any, experiment: str, sweep_dir: Path) -> str:
     """The id of the sweep's parent run in this experiment, created by the first job."""
     sweep_dir = Path(sweep_dir).absolute()
+    identity = sweep_identity(sweep_dir)
     with _locked(sweep_dir):
         exp_id = experiment_id(mlflow_client, experiment)
-        runs = mlflow_client.search_runs([exp_id], _sweep_filter(sweep_dir), max_results=1)
+        found = _sweep_filter(sweep_dir, identity[SWEEP_ID_TAG])
+        runs = mlflow_client.search_runs([exp_id], found, max_results=1)
         if runs:
             return runs[0].info.run_id
         run = mlflow_client.create_run(
             exp_id,
             run_name=f"sweep {sweep_dir.name}",
-            tags={ROLE_TAG: "sweep", SWEEP_TAG: str(sweep_dir)},
+            tags={ROLE_TAG: "sweep", SWEEP_TAG: str(sweep_dir), **identity},
         )
         return run.info.run_id
 
 
-def close_parents(uri: str | None, sweep_dir: Path) -> None:
-    """End the sweep's parent runs: FINISHED, with how many children finished and failed."""
+def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") -> None:
+    """End the current sweep's parent runs with ``status`` and how many of their children
+    finished, failed and were killed."""
     from mlflow.entities import Metric
 
     mlflow_client = client(uri)
@@ -132,17 +180,18 @@ def close_parents(uri: str | None, sweep_dir: Path) -> None:
     exp_ids = [e.experiment_id for e in mlflow_client.search_experiments()]
     if not exp_ids:
         return
-    for parent in mlflow_client.search_runs(exp_ids, _sweep_filter(sweep_dir)):
+    found = _sweep_filter(sweep_dir, sweep_identity(sweep_dir)[SWEEP_ID_TAG])
+    for parent in mlflow_client.search_runs(exp_ids, found):
         run_id = parent.info.run_id
         children = mlflow_client.search_runs(
             [parent.info.experiment_id], f"tags.`mlflow.parentRunId` = '{run_id}'"
         )
-        counts = {"jobs_finished": 0, "jobs_failed": 0}
+        counts = dict.fromkeys(JOB_COUNTS.values(), 0)
         for child in children:
-            counts["jobs_finished" if child.info.status == "FINISHED" else "jobs_failed"] += 1
+            counts[JOB_COUNTS.get(child.info.status, "jobs_failed")] += 1
         now = _now_ms()
         mlflow_client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in counts.items()])
-        mlflow_client.set_terminated(run_id, "FINISHED")
+        mlflow_client.set_terminated(run_id, status)
 
 
 class RunTracker:
@@ -162,10 +211,11 @@ class RunTracker:
         try:
             self._client = client(uri)
             exp_id = experiment_id(self._client, experiment)
-            tags = dict(tags or {})
+            tags = {**(tags or {}), **owner()}
             if sweep_dir is not None:
                 tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
                 tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
+                tags[SWEEP_ID_TAG] = sweep_identity(sweep_dir)[SWEEP_ID_TAG]
             self.run_id = self._client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
         except Exception as err:  # tracking must never fail a run
             self._disable(err)
@@ -226,7 +276,8 @@ class RunTracker:
             self._client.log_artifact(self.run_id, str(Path(tmp) / "config.yaml"))
             self._client.log_artifact(self.run_id, str(Path(tmp) / "history.csv"))
         self._client.log_artifact(self.run_id, str(result_file))
-        self._client.set_terminated(self.run_id, "FINISHED" if result.ok else "FAILED")
+        # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
+        self._client.set_terminated(self.run_id, result.status)
 
     def _guard(self, action: Any) -> None:
         if not self.active:

@@ -2,8 +2,13 @@
 
 ``python -m roundlab.train [overrides]`` runs one job, ``python -m roundlab.train -m ...`` a
 sweep, ``python -m roundlab.train --cfg job`` prints the resolved config. Every run writes its
-result file (finished or failed) and logs to MLflow. In a multirun a failing job never raises
-out of the Hydra task, so the sweep goes on; it returns the worst objective value instead.
+result file (finished, failed or killed) and logs to MLflow. In a multirun a failing job never
+raises out of the Hydra task, so the sweep goes on; it returns the worst objective value instead.
+
+Exit codes: 0 for a run that finished (a multirun: that ran its plan, failed jobs recorded,
+unless ``fail_on_failed_jobs=true``); 1 for a run that ended FAILED or could not start (a
+config, data or tracking error, in one line without a traceback; ``HYDRA_FULL_ERROR=1`` shows
+the traceback of a data error); 130 after SIGINT and 143 after SIGTERM, the run recorded KILLED.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 import logging
 import math
 import os
+import sys
+import traceback
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -20,13 +27,14 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import approaches, callbacks, config, paths  # noqa: E402
+from roundlab import approaches, callbacks, config, interruption, paths  # noqa: E402
 from roundlab.approaches.head import Approach  # noqa: E402
 from roundlab.data import Dataset  # noqa: E402
 from roundlab.engine import session  # noqa: E402
 from roundlab.recording import Recording  # noqa: E402
-from roundlab.results import FAILED, RunResult  # noqa: E402
+from roundlab.results import FAILED, KILLED, RunResult  # noqa: E402
 from roundlab.runs import RunKey  # noqa: E402
+from roundlab.tracking_server import TrackingUnreachable, usable  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +42,16 @@ log = logging.getLogger(__name__)
 def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     """Train and evaluate the run ``cfg`` describes, write its result file, log it to MLflow.
 
-    Raises :class:`roundlab.config.ConfigError` for a config that cannot run, and lets data
-    errors propagate (nothing is written then); any failure once training starts (no gradient,
-    NaN loss, a crash) is returned as a FAILED result instead. ``sweep_dir`` makes the MLflow
-    run a child of that sweep's parent run.
+    Raises :class:`roundlab.config.ConfigError` for a config that cannot run,
+    :class:`roundlab.tracking_server.TrackingUnreachable` for a dead tracking server under the
+    fail policy, and lets data errors propagate (nothing is written then); any failure once
+    training starts (no gradient, NaN loss, a crash) is returned as a FAILED result instead. An
+    interruption (:class:`roundlab.interruption.Interrupted`) is recorded KILLED and re-raised.
+    ``sweep_dir`` makes the MLflow run a child of that sweep's parent run.
     """
     cfg = resolved(cfg)
     config.validate(cfg)
+    usable(cfg.tracking)  # a dead tracking server stops the run here, before data and training
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load_dataset(cfg)
     approach = approaches.build(cfg, dataset.train.y)
@@ -101,16 +112,46 @@ def job_return(cfg: DictConfig, job_dir: Path, result: RunResult) -> float:
 
 
 def failed_before_training(err: Exception, job_dir: Path, multirun: bool, maximise: bool) -> float:
-    """A bad value or missing data: no result file. A single run stops here (a config error in
-    one line, without a traceback); a sweep counts the job as failed and goes on."""
-    reason = str(err) if isinstance(err, config.ConfigError) else f"{type(err).__name__}: {err}"
+    """A bad value, missing data or a dead tracking server: no result file. A single run stops
+    here (in one line, without a traceback, for the errors :func:`one_line` knows); a sweep
+    counts the job as failed and goes on."""
     if not multirun:
-        if isinstance(err, config.ConfigError):
-            raise SystemExit(f"config error: {reason}") from err
-        raise err
+        message = one_line(err)
+        if message is None:
+            raise err
+        raise SystemExit(message) from err
+    reason = str(err) if isinstance(err, config.ConfigError) else f"{type(err).__name__}: {err}"
     log.error("job failed before training: %s", reason)
     callbacks.write_status(job_dir, FAILED, reason)
     return worst(maximise)
+
+
+def one_line(err: Exception) -> str | None:
+    """The one-line message a single run stops with instead of a traceback: for config and
+    tracking errors, and for data errors (ValueError, OSError raised in roundlab.data) unless
+    ``HYDRA_FULL_ERROR=1`` asks for the traceback. None for anything else (a bug)."""
+    if isinstance(err, config.ConfigError):
+        return f"config error: {err}"
+    if isinstance(err, TrackingUnreachable):
+        return f"tracking error: {err}"
+    full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
+    if isinstance(err, ValueError | OSError) and raised_in_data(err) and not full_error:
+        return f"data error: {err}"
+    return None
+
+
+def raised_in_data(err: BaseException) -> bool:
+    """Whether the traceback of ``err`` passes through the roundlab.data package."""
+    data_dir = Path(__file__).parent / "data"
+    frames = traceback.extract_tb(err.__traceback__)
+    return any(Path(f.filename).is_relative_to(data_dir) for f in frames)
+
+
+def stop_if_failed(result: RunResult) -> None:
+    """A single run that did not finish exits non-zero, so scripts and CI see it."""
+    if not result.ok:
+        path = result.key.result_path(result.config["results_dir"])
+        raise SystemExit(f"run {result.status}: {result.error} (result file {path})")
 
 
 @hydra.main(config_path=str(paths.CONF_DIR), config_name="config", version_base="1.3")
@@ -118,17 +159,36 @@ def hydra_task(cfg: DictConfig) -> float:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
     job_dir = Path(hc.runtime.output_dir)
-    try:
-        result = train(cfg, sweep_dir=Path(hc.sweep.dir).absolute() if multirun else None)
-    except Exception as err:
-        maximise = str(cfg.objective).partition("/")[2] in config.MAXIMISED
-        return failed_before_training(err, job_dir, multirun, maximise)
+    # Here too, not only in main(): joblib runs this task in worker processes.
+    with interruption.interruptible():
+        try:
+            result = train(cfg, sweep_dir=Path(hc.sweep.dir).absolute() if multirun else None)
+        except interruption.Interrupted as err:
+            callbacks.write_status(job_dir, KILLED, err.reason)
+            raise
+        except Exception as err:
+            maximise = str(cfg.objective).partition("/")[2] in config.MAXIMISED
+            return failed_before_training(err, job_dir, multirun, maximise)
+    if not multirun:
+        stop_if_failed(result)
     return job_return(cfg, job_dir, result)
 
 
 def main() -> None:
+    """The command line: an interruption ends the open sweep's MLflow parents KILLED and exits
+    128 + the signal number with one line on stderr."""
     config.register_configs()
-    hydra_task()
+    with interruption.interruptible():
+        try:
+            hydra_task()
+        except interruption.Interrupted as err:
+            callbacks.end_tracking(KILLED)
+            print(
+                f"roundlab.train: {err.reason}; the run under way was recorded KILLED",
+                file=sys.stderr,
+                flush=True,
+            )
+            raise SystemExit(err.exit_code) from None
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
 would get alone (``build_mlp`` under its own seed), trains all of them together with
 :func:`roundlab.engine.stacked.train_members` and returns a :class:`TrainedGroup`.
 :func:`record_member` then evaluates one member in the ordinary ``build_mlp`` model and writes
-its result file and MLflow run exactly as a job trained alone would.
+its result file and MLflow run exactly as a job trained alone would; :func:`record_killed`
+records members a SIGINT or SIGTERM stopped before they were recorded.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from roundlab.data import Dataset
 from roundlab.engine import grouping, session, single, stacked
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.recording import Recording
-from roundlab.results import RunResult
+from roundlab.results import KILLED, RunResult
 from roundlab.runs import RunKey, activation_params
 
 
@@ -142,6 +143,16 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
             result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
         )
     return record.close()
+
+
+def record_killed(cfgs: list[DictConfig], reason: str, sweep_dir: Path | None) -> None:
+    """Write a KILLED result file and MLflow run, with ``reason``, for each of ``cfgs``: the
+    members of a group an interruption stopped before they were recorded."""
+    for cfg in cfgs:
+        record = Recording(cfg, RunKey.from_config(cfg), None, sweep_dir)
+        record.result.status, record.result.error = KILLED, reason
+        record.result.engine = {"name": "vectorized", "group_size": len(cfgs)}
+        record.close()
 
 
 def _load_member(group: TrainedGroup, index: int) -> Approach:

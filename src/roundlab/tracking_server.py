@@ -1,0 +1,104 @@
+"""Whether runs can be tracked: a remote MLflow server is asked once per process, briefly.
+
+MLflow's HTTP client retries a dead server with exponential back-off (7 attempts, 263 s for one
+2-epoch run measured here), and each job of a sweep would pay that again. So before training,
+:func:`usable` opens one TCP connection to the server with a timeout of
+``tracking.connect_timeout_s`` seconds, and bounds MLflow's own retries for the rest of the
+process through its environment variables (:data:`RETRY_ENV`, set only where the user has not).
+A local store (``sqlite:///...``, a file path) has no server to reach and is not checked.
+
+When the server does not answer, ``tracking.on_unreachable`` decides:
+
+- ``fail``: stop before training with :class:`TrackingUnreachable`, one line naming the URI;
+- ``warn``: one warning, then the process trains untracked (result files are written as usual);
+- ``auto``: ``fail`` when the URI was given explicitly (``$MLFLOW_TRACKING_URI`` or a
+  ``tracking.uri`` other than the project's default sqlite store), ``warn`` otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from typing import Any
+from urllib.parse import urlparse
+
+from roundlab import paths
+
+log = logging.getLogger(__name__)
+
+ON_UNREACHABLE = ("auto", "fail", "warn")
+# At most 3 attempts 1 s and 2 s apart, 10 s each: a server that dies mid-sweep costs a job
+# seconds before RunTracker switches tracking off for it (MLflow's defaults: 7 attempts, 120 s).
+RETRY_ENV = {
+    "MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2",
+    "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+    "MLFLOW_HTTP_REQUEST_TIMEOUT": "10",
+}
+REMOTE_SCHEMES = {"http": 80, "https": 443}
+
+# uri -> whether to track; one check per process, whatever the number of jobs it runs.
+_verdicts: dict[str, bool] = {}
+
+
+class TrackingUnreachable(RuntimeError):
+    """The tracking server does not answer and ``tracking.on_unreachable`` says fail."""
+
+
+def usable(tracking: Any) -> bool:
+    """Whether to track runs with the ``tracking`` config (enabled, uri, on_unreachable,
+    connect_timeout_s). Raises :class:`TrackingUnreachable` under the fail policy."""
+    if not tracking.enabled:
+        return False
+    uri = str(tracking.uri)
+    if uri not in _verdicts:
+        _verdicts[uri] = _decide(uri, str(tracking.on_unreachable), tracking.connect_timeout_s)
+    return _verdicts[uri]
+
+
+def _decide(uri: str, on_unreachable: str, timeout_s: float) -> bool:
+    bound_retries()
+    problem = unreachable(uri, timeout_s)
+    if problem is None:
+        return True
+    message = f"MLflow tracking server {uri} is not reachable ({problem})"
+    if policy(uri, on_unreachable) == "fail":
+        raise TrackingUnreachable(
+            f"{message}; start it, or train untracked with tracking.on_unreachable=warn "
+            f"or tracking.enabled=false"
+        )
+    log.warning("%s: training untracked, result files are written as usual", message)
+    return False
+
+
+def policy(uri: str, on_unreachable: str) -> str:
+    """``fail`` or ``warn``: ``auto`` resolved by whether the URI was given explicitly."""
+    if on_unreachable not in ON_UNREACHABLE:
+        raise ValueError(
+            f"tracking.on_unreachable must be one of {ON_UNREACHABLE}. "
+            f"Received: tracking.on_unreachable={on_unreachable!r}"
+        )
+    if on_unreachable != "auto":
+        return on_unreachable
+    explicit = bool(os.environ.get("MLFLOW_TRACKING_URI")) or uri != paths.default_tracking_uri()
+    return "fail" if explicit else "warn"
+
+
+def unreachable(uri: str, timeout_s: float) -> str | None:
+    """Why the server of ``uri`` cannot be reached in ``timeout_s`` seconds, or None (also for a
+    local store, which has no server)."""
+    parsed = urlparse(uri)
+    if parsed.scheme not in REMOTE_SCHEMES:
+        return None
+    address = (parsed.hostname or "localhost", parsed.port or REMOTE_SCHEMES[parsed.scheme])
+    try:
+        socket.create_connection(address, timeout=timeout_s).close()
+    except OSError as err:
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
+def bound_retries() -> None:
+    """Put :data:`RETRY_ENV` in the environment where the user has not set those variables."""
+    for name, value in RETRY_ENV.items():
+        os.environ.setdefault(name, value)
