@@ -20,7 +20,7 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import approaches, callbacks, config, paths  # noqa: E402
+from roundlab import approaches, callbacks, config, guards, paths, resume  # noqa: E402
 from roundlab.approaches.head import Approach  # noqa: E402
 from roundlab.data import Dataset  # noqa: E402
 from roundlab.engine import session  # noqa: E402
@@ -44,9 +44,11 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load_dataset(cfg)
     approach = approaches.build(cfg, dataset.train.y)
+    guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
     record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir)
     with record.capture() as result:
         fit_and_evaluate(cfg, dataset, approach, result)
+    resume.stamp(record.result, cfg)
     return record.close()
 
 
@@ -61,6 +63,7 @@ def load_dataset(cfg: DictConfig) -> Dataset:
             f"objective needs a split the dataset {dataset.name} does not have. "
             f"Received: objective={cfg.objective!r}"
         )
+    guards.warn_if_constant(dataset.name, dataset.train.y)
     return dataset
 
 
@@ -119,7 +122,8 @@ def hydra_task(cfg: DictConfig) -> float:
     multirun = hc.mode == RunMode.MULTIRUN
     job_dir = Path(hc.runtime.output_dir)
     try:
-        result = train(cfg, sweep_dir=Path(hc.sweep.dir).absolute() if multirun else None)
+        reused = resume.reuse(cfg, job_dir) if multirun else None
+        result = reused or train(cfg, sweep_dir=Path(hc.sweep.dir).absolute() if multirun else None)
     except Exception as err:
         maximise = str(cfg.objective).partition("/")[2] in config.MAXIMISED
         return failed_before_training(err, job_dir, multirun, maximise)
