@@ -156,8 +156,10 @@ def test_the_command_line_refuses_five_million_classes_in_one_line_without_gigab
         timeout=120,
     )
     assert proc.returncode != 0
-    assert proc.stderr.strip().splitlines()[-1].startswith(
-        "config error: approach=classification needs one output per label"
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .startswith("config error: approach=classification needs one output per label")
     )
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert peak_kb < 2 * 1024 * 1024  # TensorFlow's import, not a 10 GB softmax
