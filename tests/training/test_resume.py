@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from roundlab import fingerprint, resume, results
+from roundlab import fingerprint, results, resume
 from roundlab.results import FAILED, FINISHED, RunResult
 from roundlab.runs import RunKey
 from roundlab.train import resolved
