@@ -21,6 +21,7 @@ from omegaconf import MISSING, DictConfig, OmegaConf
 
 from roundlab import activations, approaches, paths
 from roundlab.engine.early_stopping import MAXIMISED, MONITORS, EarlyStopping
+from roundlab.guards import DEFAULT_MAX_CLASSES, DEFAULT_MAX_MEMORY_MB
 from roundlab.results import EVAL_SPLITS, METRICS
 from roundlab.runs import activation_params
 from roundlab.tracking_server import ON_UNREACHABLE
@@ -45,6 +46,13 @@ class ConfigError(ValueError):
 @dataclass
 class ApproachConfig:
     name: str = MISSING
+
+
+@dataclass
+class ClassificationConfig(ApproachConfig):
+    # One softmax unit per label of the training range: a wider range is refused before
+    # anything is built (roundlab.guards), a 5,000,001-unit head needs gigabytes.
+    max_classes: int = DEFAULT_MAX_CLASSES
 
 
 @dataclass
@@ -85,6 +93,9 @@ class TrainerConfig:
     jit_compile: str = "auto"
     mixed_precision: bool = False
     verbose: int = 0
+    # A run whose memory estimate (weights, optimizer state, one batch; roundlab.guards)
+    # exceeds this many MB is refused before its network is built.
+    max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
 
 
@@ -101,6 +112,13 @@ class TrackingConfig:
 
 
 @dataclass
+class SweepConfig:
+    # In a multirun, skip every job whose result file is FINISHED (or FAILED for a
+    # deterministic reason) with the same fingerprint (roundlab.resume); false retrains all.
+    resume: bool = True
+
+
+@dataclass
 class Config:
     dataset: Any = MISSING
     approach: ApproachConfig = MISSING
@@ -108,6 +126,7 @@ class Config:
     model: ModelConfig = MISSING
     trainer: TrainerConfig = MISSING
     tracking: TrackingConfig = MISSING
+    sweep: SweepConfig = field(default_factory=SweepConfig)
     seed: int = 0
     results_dir: str = MISSING
     # <split>/<metric> returned to Hydra sweepers, e.g. val/exact_match or val/mae.
@@ -133,6 +152,7 @@ def register_configs() -> None:
     cs = ConfigStore.instance()
     cs.store(name="base_config", node=Config)
     cs.store(group="schema/approach", name="approach", node=ApproachConfig)
+    cs.store(group="schema/approach", name="classification", node=ClassificationConfig)
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
@@ -211,6 +231,7 @@ def validate(cfg: DictConfig) -> None:
         ("trainer.learning_rate", t.learning_rate, t.learning_rate > 0, "must be > 0"),
         ("trainer.batch_size", t.batch_size, t.batch_size >= 1, "must be >= 1"),
         ("trainer.epochs", t.epochs, t.epochs >= 1, "must be >= 1"),
+        ("trainer.max_memory_mb", t.max_memory_mb, t.max_memory_mb > 0, "must be > 0"),
         ("trainer.loss", t.loss, t.loss in LOSSES, f"must be one of {LOSSES}"),
         ("trainer.huber_delta", t.huber_delta, t.huber_delta > 0, "must be > 0"),
         ("trainer.early_stopping.patience", es.patience, es.patience >= 0, "must be >= 0"),
@@ -236,6 +257,9 @@ def validate(cfg: DictConfig) -> None:
     ):
         if not holds:
             _fail(key, value, rule)
+    max_classes = cfg.approach.get("max_classes")
+    if max_classes is not None and max_classes < 1:
+        _fail("approach.max_classes", max_classes, "must be >= 1")
     _check_hidden_activation(m.hidden_activation, dict(m.hidden_activation_params))
     _check_optimizer(t.optimizer)
     if jit_setting(cfg) and t.deterministic:

@@ -25,7 +25,7 @@ from hydra.core.utils import JobReturn, configure_log, filter_overrides, run_job
 from hydra.types import TaskFunction
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from roundlab import config
+from roundlab import config, resume
 from roundlab.engine import grouping, vectorized
 from roundlab.interruption import Interrupted
 
@@ -36,16 +36,22 @@ def launch(
     launcher: Any, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
 ) -> list[JobReturn]:
     """Run the jobs of ``launcher`` (set up by Hydra: config, hydra_context, task_function,
-    max_members): stacked groups first, then the jobs that train alone; returns in job order."""
+    max_members): reused jobs (:mod:`roundlab.resume`) first, never joining a group, then
+    stacked groups, then the jobs that train alone; returns in job order."""
     setup_globals()
     configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
     Path(str(launcher.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
     jobs = _job_configs(launcher, job_overrides, initial_job_idx)
     cfgs = _training_configs(jobs)
-    groups, alone = grouping.plan(cfgs, launcher.max_members)
+    reused = resume.reusable_jobs(cfgs)
+    groups, alone = grouping.plan(cfgs, launcher.max_members, skip=reused)
     for line in grouping.describe(cfgs, groups, alone):
         log.info(line)
     returns: dict[int, JobReturn] = {}
+    if reused:  # the ordinary task finds their result files and trains nothing
+        log.info("%d job(s) reused: their result files have the same fingerprint", len(reused))
+    for i in sorted(reused):
+        returns[i] = _run(launcher, jobs[i], launcher.task_function)
     for members in groups:
         returns.update(_launch_group(launcher, jobs, [cfgs[i] for i in members], members))
     if alone:

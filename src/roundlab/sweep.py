@@ -10,8 +10,15 @@ means few processes, and each process pays TensorFlow's import once.
 
 Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
 of piling up timestamped directories) and every job writes its result file under ``results/``,
-the stage's DVC output. ``results/_sweep.yaml`` records the plan (every result file the grid
-should produce), the commands and the wall time, so the report can name runs that left no file.
+the stage's DVC output (``persist: true``: DVC keeps it between runs). ``results/_sweep.yaml``
+records the plan (every result file the grid should produce), the commands, the wall time and
+how many jobs were reused, so the report can name runs that left no file.
+
+A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
+carries the job's fingerprint (config, code, data) is not trained again (:mod:`roundlab.resume`),
+so a rerun after a crash trains only what is missing or changed. ``--fresh`` retrains every job.
+Result files of runs no longer in the plan, and ``.tmp`` files of killed writes, are removed
+first: ``results/`` holds exactly the plan.
 
 ``python -m roundlab.sweep --dry-run`` prints the commands without running them;
 ``--profile NAME`` runs another profile without editing params.yaml (outside DVC: a DVC user
@@ -34,7 +41,7 @@ from typing import Any
 import yaml
 
 from roundlab import approaches as approach_catalogue
-from roundlab import paths
+from roundlab import paths, resume
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
@@ -340,7 +347,10 @@ def expected_groups(m: Multirun, profile: Profile) -> list[str]:
     return lines
 
 
-def command(m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path) -> list[str]:
+def command(
+    m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
+) -> list[str]:
+    """The multirun's command line; ``fresh`` retrains jobs whose result files could be reused."""
     cmd = [
         sys.executable,
         "-m",
@@ -352,6 +362,8 @@ def command(m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path) 
         f"tracking.enabled={str(profile.tracking).lower()}",
         f"hydra.sweep.dir={sweep_root / m.family}",
     ]
+    if fresh:
+        cmd.append("sweep.resume=false")
     cmd.append(f"hydra/launcher={profile.launcher}")
     if profile.launcher == "joblib":
         cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")
@@ -372,32 +384,37 @@ def environment(profile: Profile) -> dict[str, str]:
     return env
 
 
-def clean(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> None:
-    """Remove what an earlier sweep left: its result files would be read as part of this grid.
-    Only files of the result layout and this sweep's own multirun directories are touched."""
-    for path in results_dir.rglob("seed=*.json"):
-        path.unlink()
+def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> list[Path]:
+    """Keep ``results_dir`` to the plan: remove result files of runs no longer planned (they
+    would be read as part of this grid), stale ``.tmp`` files and the old manifest, and this
+    sweep's own multirun directories. Planned result files stay for the jobs to reuse. Returns
+    the removed result files."""
+    planned = [p for m in multiruns for p in m.result_files(results_dir)]
+    removed = resume.prune(results_dir, planned)
     (results_dir / MANIFEST).unlink(missing_ok=True)
-    for directory in sorted(results_dir.glob("**/*"), reverse=True):
-        if directory.is_dir() and not any(directory.iterdir()):
-            directory.rmdir()
     for m in multiruns:
         shutil.rmtree(sweep_root / m.family, ignore_errors=True)
     results_dir.mkdir(parents=True, exist_ok=True)
+    return removed
 
 
-def run(profile: Profile, results_dir: Path, sweep_root: Path) -> dict[str, Any]:
-    """Run every multirun, write the manifest, and return it. Raises RuntimeError naming the
+def run(
+    profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
+) -> dict[str, Any]:
+    """Run every multirun, write the manifest, and return it. Jobs whose result files can be
+    kept are reused (:mod:`roundlab.resume`) unless ``fresh``. Raises RuntimeError naming the
     multiruns that exited with an error (a job that fails is not one: it is recorded as a
     FAILED result and the multirun goes on)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
     multiruns = plan(profile)
-    clean(results_dir, sweep_root, multiruns)
+    removed = prepare(results_dir, sweep_root, multiruns)
+    if removed:
+        print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
     env = environment(profile)
     started = time.perf_counter()
     records, broken = [], []
     for m in multiruns:
-        cmd = command(m, profile, results_dir, sweep_root)
+        cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
         t0 = time.perf_counter()
         code = subprocess.run(cmd, env=env, check=False).returncode
@@ -405,6 +422,7 @@ def run(profile: Profile, results_dir: Path, sweep_root: Path) -> dict[str, Any]
             {
                 "family": m.family,
                 "runs": len(m.runs),
+                "reused": resume.reused_jobs(sweep_root / m.family),
                 "exit_code": code,
                 "wall_time_s": round(time.perf_counter() - t0, 1),
                 "command": shlex.join(["python", *cmd[1:]]),
@@ -426,9 +444,10 @@ def run(profile: Profile, results_dir: Path, sweep_root: Path) -> dict[str, Any]
     }
     (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
     missing = [p for p in planned if not (results_dir / p).is_file()]
+    reused = sum(r["reused"] for r in records)
     print(
-        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files written in "
-        f"{manifest['wall_time_s']:.0f} s",
+        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
+        f"{reused} reused, in {manifest['wall_time_s']:.0f} s",
         flush=True,
     )
     if broken:
@@ -470,6 +489,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="exit 1 when a planned run did not finish (default: 0 once the plan ran)",
     )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="retrain every run, also those whose result files could be reused",
+    )
     args = parser.parse_args(argv)
     root = paths.project_root()
     try:
@@ -481,12 +505,13 @@ def main(argv: list[str] | None = None) -> int:
     sweep_root = args.sweep_dir or root / "multirun"
     if args.dry_run:
         for m in plan(profile):
-            print(shlex.join(["python", *command(m, profile, results_dir, sweep_root)[1:]]))
+            cmd = command(m, profile, results_dir, sweep_root, args.fresh)
+            print(shlex.join(["python", *cmd[1:]]))
             for line in expected_groups(m, profile):
                 print(f"  {line}")
         return 0
     try:
-        manifest = run(profile, results_dir, sweep_root)
+        manifest = run(profile, results_dir, sweep_root, args.fresh)
     except RuntimeError as err:
         print(err, file=sys.stderr)
         return 1

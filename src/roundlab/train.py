@@ -27,7 +27,7 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import approaches, callbacks, config, interruption, paths  # noqa: E402
+from roundlab import approaches, callbacks, config, guards, interruption, paths, resume  # noqa: E402
 from roundlab.approaches.head import Approach  # noqa: E402
 from roundlab.data import Dataset  # noqa: E402
 from roundlab.engine import session  # noqa: E402
@@ -55,9 +55,11 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load_dataset(cfg)
     approach = approaches.build(cfg, dataset.train.y)
+    guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
     record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir)
     with record.capture() as result:
         fit_and_evaluate(cfg, dataset, approach, result)
+    resume.stamp(record.result, cfg)
     return record.close()
 
 
@@ -72,6 +74,7 @@ def load_dataset(cfg: DictConfig) -> Dataset:
             f"objective needs a split the dataset {dataset.name} does not have. "
             f"Received: objective={cfg.objective!r}"
         )
+    guards.warn_if_constant(dataset.name, dataset.train.y)
     return dataset
 
 
@@ -162,7 +165,9 @@ def hydra_task(cfg: DictConfig) -> float:
     # Here too, not only in main(): joblib runs this task in worker processes.
     with interruption.interruptible():
         try:
-            result = train(cfg, sweep_dir=Path(hc.sweep.dir).absolute() if multirun else None)
+            reused = resume.reuse(cfg, job_dir) if multirun else None
+            sweep_dir = Path(hc.sweep.dir).absolute() if multirun else None
+            result = reused or train(cfg, sweep_dir=sweep_dir)
         except interruption.Interrupted as err:
             callbacks.write_status(job_dir, KILLED, err.reason)
             raise

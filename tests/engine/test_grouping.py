@@ -78,6 +78,13 @@ def test_what_cannot_be_stacked_trains_alone_with_its_reason(cfg, overrides, rea
     assert "does not validate" in grouping.why_not_stackable(None)
 
 
+def test_skipped_jobs_join_no_group_and_do_not_count_towards_max_members(cfg):
+    jobs = [cfg("approach=regression", f"seed={s}") for s in range(5)]
+    jobs.append(cfg("approach=rounding", "activation=spiky_np"))
+    groups, alone = grouping.plan(jobs, max_members=2, skip={0, 2, 5})
+    assert groups == [[1, 3], [4]] and alone == []
+
+
 def test_max_members_below_one_is_refused():
     with pytest.raises(ValueError, match="max_members must be >= 1. Received: max_members=0"):
         grouping.plan([], max_members=0)

@@ -80,4 +80,7 @@ def test_report_stage_does_not_depend_on_training_code():
 
 def test_sweep_tracks_only_the_active_profile():
     assert _stage("sweep")["params"] == ["profile", "profiles.${profile}"]
-    assert _stage("sweep")["outs"] == ["results"]
+
+
+def test_dvc_keeps_finished_results_for_a_resumed_sweep():
+    assert _stage("sweep")["outs"] == [{"results": {"persist": True}}]

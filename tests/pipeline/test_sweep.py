@@ -172,22 +172,35 @@ def test_default_profile_can_answer_every_question_with_three_seeds():
     assert params["profile"] == "default"
 
 
-def test_clean_removes_old_result_files_but_nothing_else(tmp_path):
+def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(tmp_path):
     results = tmp_path / "results"
-    old = results / "count" / "regression" / "default" / "lr=0.001" / "seed=0.json"
-    old.parent.mkdir(parents=True)
-    old.write_text("{}")
+    multiruns = sweep.plan(_profile(approaches=["regression"], seeds=[0]))
+    (planned,) = multiruns[0].result_files(results)
+    unplanned = results / "count" / "regression" / "default" / "lr=0.001" / "seed=5.json"
+    dropped = results / "count" / "rounding" / "sine_round-width=1" / "lr=0.001" / "seed=0.json"
+    tmp = planned.with_name("seed=1.json.tmp")
+    for path in (planned, unplanned, dropped, tmp):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
     (results / sweep.MANIFEST).write_text("profile: x\n")
     keep = results / "notes.txt"
     keep.write_text("mine")
-    multiruns = sweep.plan(_profile(approaches=["regression"]))
     (tmp_path / "multirun" / "approaches").mkdir(parents=True)
     (tmp_path / "multirun" / "other").mkdir(parents=True)
-    sweep.clean(results, tmp_path / "multirun", multiruns)
-    assert not old.exists() and not (results / "count").exists()
+    removed = sweep.prepare(results, tmp_path / "multirun", multiruns)
+    assert sorted(removed) == sorted([unplanned, dropped])
+    assert planned.read_text() == "{}" and not tmp.exists()
+    assert not (results / "count" / "rounding").exists()
     assert not (results / sweep.MANIFEST).exists() and keep.read_text() == "mine"
     assert not (tmp_path / "multirun" / "approaches").exists()
     assert (tmp_path / "multirun" / "other").exists()
+
+
+def test_fresh_sweeps_turn_resume_off_in_every_multirun():
+    (m,) = sweep.plan(_profile(approaches=["regression"]))
+    assert "sweep.resume=false" not in sweep.command(m, _profile(), Path("/r"), Path("/mr"))
+    fresh = sweep.command(m, _profile(), Path("/r"), Path("/mr"), fresh=True)
+    assert "sweep.resume=false" in fresh
 
 
 def test_conf_dir_is_the_repository_conf_tree():

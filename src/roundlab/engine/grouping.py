@@ -11,7 +11,7 @@ through the ordinary path.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -56,9 +56,12 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
     return None
 
 
-def plan(cfgs: Sequence[DictConfig | None], max_members: int) -> tuple[list[list[int]], list[int]]:
+def plan(
+    cfgs: Sequence[DictConfig | None], max_members: int, skip: Collection[int] = ()
+) -> tuple[list[list[int]], list[int]]:
     """``(groups, alone)``: job indices that train together, in chunks of at most
-    ``max_members``, and those that train alone; every index appears once, in job order."""
+    ``max_members``, and those that train alone; every index but those in ``skip`` (jobs that
+    do not train, e.g. reused) appears once, in job order."""
     if max_members < 1:
         raise ValueError(
             f"hydra.launcher.max_members must be >= 1. Received: max_members={max_members}"
@@ -66,6 +69,8 @@ def plan(cfgs: Sequence[DictConfig | None], max_members: int) -> tuple[list[list
     by_key: dict[str, list[int]] = {}
     alone = []
     for i, cfg in enumerate(cfgs):
+        if i in skip:
+            continue
         if why_not_stackable(cfg) is not None:
             alone.append(i)
         else:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from omegaconf import DictConfig
 
-from roundlab import activations, approaches, config, evaluation, models
+from roundlab import activations, approaches, config, evaluation, guards, models, resume
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import grouping, session, single, stacked
@@ -69,6 +69,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     jit = config.jit_setting(first)
     jit = device.kind == "GPU" if jit is None else jit
     approach = approaches.build(first, dataset.train.y)
+    guards.check_memory(first, dataset.n_features, approach.units, len(dataset.val), len(cfgs))
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
@@ -142,6 +143,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
         evaluation.fill_result(
             result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
         )
+    resume.stamp(result, cfg)
     return record.close()
 
 

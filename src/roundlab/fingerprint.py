@@ -1,0 +1,81 @@
+"""A run's fingerprint: a hash of everything its result depends on, recorded in its result file
+so that a resumed sweep can tell which result files it may keep.
+
+    fingerprint = SHA-256 of canonical JSON {"config": C, "code": K, "data": D}
+
+- C: the resolved config without where the run writes (``results_dir``, ``tracking``) and how
+  the sweep runs and exits (``sweep``, ``fail_on_failed_jobs``); the seed, learning rate and
+  every other value stay.
+- K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
+  (paths and bytes), so any change to how runs train, or to the data generators, changes it.
+- D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` when training
+  reads that directory (its meta.json was made from this dataset config), else the dataset config
+  and the hashes of its input files (a CSV), from which the job generates the same arrays.
+
+Two runs with one fingerprint train the same network on the same data with the same code; with
+``trainer.deterministic=true`` they give the same metrics.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from roundlab import paths
+
+# Where a run writes and how the sweep schedules it: never part of what it computes.
+UNHASHED_KEYS = ("results_dir", "tracking", "sweep", "fail_on_failed_jobs")
+PACKAGE_DIR = Path(__file__).resolve().parent
+# The report reads result files; it never changes what a run computes.
+UNHASHED_PACKAGES = ("report",)
+
+
+def fingerprint(cfg: DictConfig) -> str:
+    """The fingerprint of the run a resolved training config describes."""
+    tree = OmegaConf.to_container(cfg, resolve=True)
+    for key in UNHASHED_KEYS:
+        tree.pop(key, None)
+    return _sha256({"config": tree, "code": code_hash(), "data": data_hash(cfg.dataset)})
+
+
+@functools.cache
+def code_hash() -> str:
+    """SHA-256 over the path and bytes of every ``.py`` file of the package but the report's;
+    computed once per process (the code a process runs is the code it loaded)."""
+    digest = hashlib.sha256()
+    for file in sorted(PACKAGE_DIR.rglob("*.py")):
+        relative = file.relative_to(PACKAGE_DIR)
+        if relative.parts[0] in UNHASHED_PACKAGES:
+            continue
+        digest.update(relative.as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def data_hash(dataset_cfg: Any) -> str:
+    """What the run's data is made of: the stored files' recorded hashes when training reads
+    ``data/<name>/`` (as :func:`roundlab.data.materialize` decides), else the dataset config and
+    its input files' hashes. Raises ValueError for a dataset config that cannot be generated."""
+    from roundlab.data import registry, store, to_config
+
+    cfg = to_config(dataset_cfg)
+    params = dataclasses.asdict(cfg)
+    sources = registry.get(cfg.generator).sources(cfg)
+    meta = store.read_meta(paths.data_dir() / cfg.name)
+    if meta is not None and meta.get("params") == params and meta.get("sources") == sources:
+        files = {
+            split: [entry["x"]["sha256"], entry["y"]["sha256"]]
+            for split, entry in meta.get("splits", {}).items()
+        }
+        return _sha256({"stored": files})
+    return _sha256({"generated": params, "sources": sources})
+
+
+def _sha256(tree: Any) -> str:
+    text = json.dumps(tree, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
