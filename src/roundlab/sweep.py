@@ -5,14 +5,15 @@
 parameters × learning rates × seeds through ``python -m roundlab.train -m``: one multirun for
 the approaches without a rounding activation, one for the parameterless rounding activations,
 and one per activation with a parameter, each over every dataset, learning rate and seed of the
-profile. Few multiruns
-means few processes, and each process pays TensorFlow's import once.
+profile. Few multiruns means few processes, and each process pays TensorFlow's import once.
 
 Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
 of piling up timestamped directories) and every job writes its result file under ``results/``,
 the stage's DVC output (``persist: true``: DVC keeps it between runs). ``results/_sweep.yaml``
-records the plan (every result file the grid should produce), the commands, the wall time and
-how many jobs were reused, so the report can name runs that left no file.
+records the profile and the plan (every result file the grid should produce), so the report can
+name runs that left no file; it holds nothing that changes from one run of the same plan to the
+next, so a resumed sweep that reuses every run leaves results/ byte-identical. What does change
+(commands, exit codes, wall times, how many jobs were reused) goes to ``multirun/_sweep_log.yaml``.
 
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again (:mod:`roundlab.resume`),
@@ -45,6 +46,7 @@ from roundlab import paths, resume
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
+LOG = "_sweep_log.yaml"
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
 # The approach whose runs vary by output activation: the profile's `activations` are its runs.
 LAUNCHERS = ("vectorized", "basic", "joblib")
@@ -395,6 +397,7 @@ def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> l
     for m in multiruns:
         shutil.rmtree(sweep_root / m.family, ignore_errors=True)
     results_dir.mkdir(parents=True, exist_ok=True)
+    sweep_root.mkdir(parents=True, exist_ok=True)
     return removed
 
 
@@ -412,13 +415,13 @@ def run(
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
     env = environment(profile)
     started = time.perf_counter()
-    records, broken = [], []
+    log, broken = [], []
     for m in multiruns:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
         t0 = time.perf_counter()
         code = subprocess.run(cmd, env=env, check=False).returncode
-        records.append(
+        log.append(
             {
                 "family": m.family,
                 "runs": len(m.runs),
@@ -435,19 +438,17 @@ def run(
         for m in multiruns
         for p in m.result_files(results_dir)
     ]
-    manifest = {
-        "profile": profile.name,
-        "jobs": profile.jobs,
-        "wall_time_s": round(time.perf_counter() - started, 1),
-        "multiruns": records,
-        "planned": planned,
-    }
+    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
     (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
+    wall = round(time.perf_counter() - started, 1)
+    (sweep_root / LOG).write_text(
+        yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
+    )
     missing = [p for p in planned if not (results_dir / p).is_file()]
-    reused = sum(r["reused"] for r in records)
+    reused = sum(r["reused"] for r in log)
     print(
         f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
-        f"{reused} reused, in {manifest['wall_time_s']:.0f} s",
+        f"{reused} reused, in {wall:.0f} s",
         flush=True,
     )
     if broken:

@@ -105,7 +105,7 @@ def test_planned_runs_without_a_result_file_are_reported(tmp_path):
     results = write_runs(tmp_path / "results", synthetic_runs())
     (results / "_sweep.yaml").write_text(
         "profile: tiny\nplanned:\n- count/regression/default/lr=0.001/seed=0.json\n"
-        "- count/regression/default/lr=0.001/seed=9.json\nwall_time_s: 12.5\n"
+        "- count/regression/default/lr=0.001/seed=9.json\n"
     )
     build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     md = (tmp_path / "reports" / "report.md").read_text()
