@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -167,3 +170,37 @@ def test_materialize_refuses_corrupt_stored_data_instead_of_hiding_it(stored):
     (directory / "val_y.npy").unlink()
     with pytest.raises(FileNotFoundError, match="val_y.npy is missing"):
         materialize(cfg, directory.parent)
+
+
+def test_materialize_refuses_a_directory_whose_meta_json_is_gone(stored):
+    cfg, directory = stored
+    (directory / "meta.json").unlink()
+    with pytest.raises(
+        FileNotFoundError, match="affine is broken: it holds files but no meta.json"
+    ):
+        materialize(cfg, directory.parent)
+
+
+def test_training_on_a_broken_data_directory_says_what_is_wrong_in_one_line(tmp_path):
+    data = tmp_path / "data" / "count"
+    data.mkdir(parents=True)
+    (data / "train_x.npy").write_bytes(b"left over")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundlab.train",
+            "dataset=count",
+            "approach=regression",
+            "tracking.enabled=false",
+            f"results_dir={tmp_path / 'results'}",
+            f"hydra.run.dir={tmp_path / 'run'}",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "ROUNDLAB_ROOT": str(tmp_path)},
+        timeout=120,
+    )
+    assert out.returncode == 1
+    assert "count is broken: it holds files but no meta.json" in out.stderr
+    assert "python -m roundlab.data count" in out.stderr and "Traceback" not in out.stderr

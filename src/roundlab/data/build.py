@@ -95,11 +95,18 @@ def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None
     this config (same ``params`` in meta.json, same input-file hashes) by code writing the
     current format (an older one lacks fields, e.g. the oracle), validated by
     :func:`roundlab.data.load`; otherwise generated in memory and not written, so the files
-    under DVC's control only ever change through ``dvc repro``.
+    under DVC's control only ever change through ``dvc repro``. A directory that holds files
+    but no meta.json is broken, not another config: FileNotFoundError naming it and how to
+    regenerate it, rather than training on data nobody asked for.
     """
     cfg = to_config(dataset_cfg)
     directory = Path(data_dir or paths.data_dir()) / cfg.name
     meta = store.read_meta(directory)
+    if meta is None and directory.is_dir() and any(directory.iterdir()):
+        raise FileNotFoundError(
+            f"{directory} is broken: it holds files but no {store.META}. "
+            f"{store.regenerate_hint(cfg.name)}"
+        )
     params = dataclasses.asdict(cfg)
     sources = registry.get(cfg.generator).sources(cfg)
     if (
