@@ -1,8 +1,9 @@
 """The multirun's bookkeeping: each job leaves a status file in its output directory, and a
 Hydra callback (registered in conf/config.yaml under ``hydra.callbacks``) checks the tracking
 server and starts the sweep's MLflow bookkeeping before the first job (:func:`begin_tracking`),
-and at the end prints one line, ``sweep: N succeeded, M failed``, closes the sweep's MLflow
-parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not finish.
+and at the end prints one line, ``sweep: N succeeded (k reused), M failed``, closes the
+sweep's MLflow parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not
+finish.
 
 Status files, not in-memory state, because joblib and SLURM jobs run in other processes. A job
 directory of this sweep without a status file (a job killed before it could write one) counts
@@ -20,6 +21,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
+from roundlab import resume
 from roundlab.results import FAILED, FINISHED
 
 log = logging.getLogger(__name__)
@@ -69,8 +71,9 @@ class SweepSummary(Callback):
         records = job_statuses(sweep_dir, self._start)
         ok = sum(r["status"] == FINISHED for r in records)
         failed = len(records) - ok
+        reused = resume.reused_jobs(sweep_dir, self._start)
         end_tracking("FINISHED")
-        print(f"sweep: {ok} succeeded, {failed} failed", flush=True)
+        print(f"sweep: {ok} succeeded ({reused} reused), {failed} failed", flush=True)
         if failed and config.fail_on_failed_jobs:
             raise SystemExit(f"sweep: {failed} job(s) did not finish (fail_on_failed_jobs=true)")
 

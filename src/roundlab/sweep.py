@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 
 from roundlab import approaches as approach_catalogue
-from roundlab import paths, resume
+from roundlab import interruption, paths, resume
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
@@ -401,6 +401,20 @@ def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> l
     return removed
 
 
+def _run_multirun(cmd: list[str], env: dict[str, str]) -> int:
+    """Run one multirun and return its exit code. SIGINT or SIGTERM to the sweep is passed on
+    to it (a scheduler signals only the sweep's process), so its runs are recorded KILLED
+    before the sweep stops with Interrupted."""
+    child = subprocess.Popen(cmd, env=env)
+    try:
+        with interruption.interruptible():
+            return child.wait()
+    except interruption.Interrupted as err:
+        child.send_signal(err.signum)
+        child.wait()
+        raise
+
+
 def run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
 ) -> dict[str, Any]:
@@ -420,7 +434,7 @@ def run(
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
         t0 = time.perf_counter()
-        code = subprocess.run(cmd, env=env, check=False).returncode
+        code = _run_multirun(cmd, env)
         log.append(
             {
                 "family": m.family,
@@ -516,6 +530,13 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as err:
         print(err, file=sys.stderr)
         return 1
+    except interruption.Interrupted as err:
+        print(
+            f"sweep {err.reason}: the running multirun recorded its runs as KILLED; run it "
+            "again to resume",
+            file=sys.stderr,
+        )
+        return err.exit_code
     return failed_jobs_exit(results_dir, manifest["planned"]) if args.fail_on_failed_jobs else 0
 
 
