@@ -223,9 +223,21 @@ def validate(cfg: DictConfig) -> None:
     except ValueError as err:
         given = ", ".join(f"activation.{k}={v!r}" for k, v in params.items())
         raise ConfigError(f"activation={cfg.activation.name} ({given}): {err}") from err
+    for key, value, holds, rule in _rules(cfg):
+        if not holds:
+            _fail(key, value, rule)
+    _check_hidden_activation(cfg.model.hidden_activation, dict(cfg.model.hidden_activation_params))
+    _check_optimizer(cfg.trainer.optimizer)
+    _check_jit(cfg)
+    objective(cfg)
+
+
+def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
+    """(key, value, whether the rule holds, the rule) for every single-value check."""
     m, t, tr = cfg.model, cfg.trainer, cfg.tracking
     es = t.early_stopping
-    for key, value, holds, rule in (
+    max_classes = cfg.approach.get("max_classes")
+    return [
         ("model.hidden_sizes", list(m.hidden_sizes), min(m.hidden_sizes) >= 1, "must all be >= 1"),
         ("model.dropout", m.dropout, 0.0 <= m.dropout < 1.0, "must be in [0, 1)"),
         ("trainer.learning_rate", t.learning_rate, t.learning_rate > 0, "must be > 0"),
@@ -254,14 +266,18 @@ def validate(cfg: DictConfig) -> None:
             tr.connect_timeout_s > 0,
             "must be > 0",
         ),
-    ):
-        if not holds:
-            _fail(key, value, rule)
-    max_classes = cfg.approach.get("max_classes")
-    if max_classes is not None and max_classes < 1:
-        _fail("approach.max_classes", max_classes, "must be >= 1")
-    _check_hidden_activation(m.hidden_activation, dict(m.hidden_activation_params))
-    _check_optimizer(t.optimizer)
+        (
+            "approach.max_classes",
+            max_classes,
+            max_classes is None or max_classes >= 1,
+            "must be >= 1",
+        ),
+    ]
+
+
+def _check_jit(cfg: DictConfig) -> None:
+    """XLA is refused where it cannot work: under op determinism, with numpy-backed activations."""
+    t = cfg.trainer
     if jit_setting(cfg) and t.deterministic:
         _fail(
             "trainer.jit_compile",
@@ -278,7 +294,6 @@ def validate(cfg: DictConfig) -> None:
                 f"cannot be true with numpy-backed activations {numpy_backed} (XLA cannot "
                 f"compile tf.numpy_function); use auto",
             )
-    objective(cfg)
 
 
 def _roundlab_activations(cfg: DictConfig) -> list[str]:

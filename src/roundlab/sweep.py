@@ -473,7 +473,7 @@ def run(
     return manifest
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m roundlab.sweep", description=__doc__.split("\n\n")[0]
     )
@@ -498,18 +498,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="Hydra sweep directories (default: <project root>/multirun)",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
-    parser.add_argument(
-        "--fail-on-failed-jobs",
-        action="store_true",
-        help="exit 1 when a planned run did not finish (default: 0 once the plan ran)",
-    )
-    parser.add_argument(
-        "--fresh",
-        action="store_true",
-        help="retrain every run, also those whose result files could be reused",
-    )
-    args = parser.parse_args(argv)
+    for flag, text in (
+        ("--dry-run", "print the commands only"),
+        ("--fail-on-failed-jobs", "exit 1 when a planned run did not finish (default: 0)"),
+        ("--fresh", "retrain every run, also those whose result files could be reused"),
+    ):
+        parser.add_argument(flag, action="store_true", help=text)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)

@@ -160,9 +160,16 @@ def test_every_shipped_profile_parses_and_plans(name):
     assert sweep.plan(sweep.load_profile(PARAMS, name))
 
 
-def test_default_profile_can_answer_every_question_with_three_seeds():
+def test_default_and_full_profiles_follow_the_protocol():
+    for name in ("default", "full"):
+        profile = sweep.load_profile(PARAMS, name)
+        assert len(profile.seeds) >= 5, name
+        assert len(profile.learning_rates) >= 3, name  # a rate grid tuned on val
+        assert [o for o in profile.overrides if o.startswith("trainer.epochs=")], name
+
+
+def test_default_profile_can_answer_every_question():
     profile = sweep.load_profile(PARAMS, "default")
-    assert len(profile.seeds) >= 3
     assert set(profile.approaches) == {"classification", "regression"}  # question 1
     for knob in ("sigmoid_round", "sine_round", "soft_round", "comb_round"):  # question 2
         assert len(profile.activations.get(knob) or ()) >= 2, knob
@@ -208,10 +215,11 @@ def test_conf_dir_is_the_repository_conf_tree():
     assert (paths.CONF_DIR / "config.yaml").is_file()
 
 
-def test_tiny_profile_stays_tiny_and_still_has_a_failure_and_a_sweep():
+def test_tiny_profile_stays_tiny_and_still_has_a_failure_a_sweep_and_a_rate_choice():
     profile = sweep.load_profile(PARAMS, "tiny")
     runs = [r for m in sweep.plan(profile) for r in m.runs]
-    assert len(runs) <= 12
+    assert len(runs) <= 20
+    assert len(profile.learning_rates) >= 2  # the report's choice of rate is exercised
     assert "hard_round" in profile.activations  # the failed-runs section has something
     assert any(len(v or ()) >= 2 for v in profile.activations.values())  # a sweep curve
 
