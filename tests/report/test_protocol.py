@@ -165,3 +165,44 @@ def test_method_states_grid_trials_budget_and_each_tables_detectable_difference(
     assert "early stopping on val_loss (patience 10" in text
     assert "digit_sum (3 seeds per row): test exact match 0.030" in text
     assert "Every configuration converged." in text
+
+
+def test_identical_values_on_every_seed_are_called_tied_not_indistinguishable():
+    runs = [_run("count", a, s, 0.5, 0.5) for a in ("classification", "regression") for s in (0, 1)]
+    for r in runs:
+        r.metrics["test"]["exact_match"] = 1.0
+    w = winner(_groups(runs)["count"], TEST_EXACT_MATCH)
+    assert verdict(w) == (
+        "test exact match: tied: classification and regression give 1.000 on every seed."
+    )
+    iv = w.leader.metric("test", "exact_match")
+    assert answers.compare(iv, iv, True) == "tied (1.000 on every seed of both)"
+
+
+def test_method_lists_headline_rows_whose_rate_is_at_an_edge_of_the_grid():
+    runs = synthetic_runs()
+    groups = _groups(runs)
+    headlines = {d: headline(d, c) for d, c in groups.items()}
+    p = protocol(runs, groups, headlines)
+    edge = {(c.dataset, c.title, c.learning_rate) for c in p.at_grid_edge}
+    rows = {
+        (c.dataset, c.title, c.learning_rate)
+        for h in headlines.values()
+        for c in h.rows
+        if len(c.grid) >= 2
+    }
+    # the synthetic grid has two rates, so every rate chosen between two is at an edge
+    assert edge == rows and p.grid == (1e-3, 1e-2)
+    assert "a better rate may lie outside it (widen `learning_rates` to check)" in _text(
+        method_blocks(p)
+    )
+    inner = [
+        _run("count", "regression", s, 0.5, 0.5, lr=lr) for s in (0, 1) for lr in (1e-3, 3e-3, 1e-2)
+    ]
+    for r in inner:
+        r.metrics["val"]["exact_match"] = (
+            0.9 if r.config["trainer"]["learning_rate"] == 3e-3 else 0.1
+        )
+    g = _groups(inner)
+    h = {"count": headline("count", g["count"])}
+    assert protocol(inner, g, h).at_grid_edge == []

@@ -26,7 +26,7 @@ from roundlab.report.selection import (
     swept_values,
 )
 from roundlab.report.stats import Interval, detectable_difference
-from roundlab.report.verdicts import degenerate, detectable, not_converged
+from roundlab.report.verdicts import degenerate, detectable, not_converged, tied
 
 
 def compare(a: Interval, b: Interval, higher_is_better: bool) -> str:
@@ -36,6 +36,8 @@ def compare(a: Interval, b: Interval, higher_is_better: bool) -> str:
         return "not comparable (missing)"
     if not (a.available and b.available):
         return "not comparable (one seed, no interval)"
+    if tied(a, b):
+        return f"tied ({a.mean:.3f} on every seed of both)"
     if a.overlaps(b):
         return f"indistinguishable (intervals overlap; {detectable(detectable_difference(a, b))})"
     return "better" if (a.mean > b.mean) == higher_is_better else "worse"

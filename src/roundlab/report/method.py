@@ -66,7 +66,18 @@ def _tuning(p: Protocol) -> str:
         f"**Selection on val.** Learning-rate grid: {_numbers(p.grid)}; {equal}. Per "
         "configuration the rate with the highest mean val exact match is kept (ties to the "
         "lower val MAE), then per family the knob value the same way; "
-        f"{trials}. Test and extrapolation numbers steer no choice: they are only reported."
+        f"{trials}. Test and extrapolation numbers steer no choice: they are only reported. "
+        + _edges(p)
+    )
+
+
+def _edges(p: Protocol) -> str:
+    if not p.at_grid_edge:
+        return "No headline row chose a rate at an edge of the grid."
+    rows = ", ".join(f"{c.dataset}: {c.title} ({c.learning_rate:g})" for c in p.at_grid_edge)
+    return (
+        f"Headline rows whose rate is at an edge of the grid, so that a better rate may lie "
+        f"outside it (widen `learning_rates` to check): {rows}."
     )
 
 

@@ -5,6 +5,7 @@ detected, no verdict for lack of convergence, a degenerate contender."""
 from __future__ import annotations
 
 from roundlab.report.selection import Configuration, Winner
+from roundlab.report.stats import Interval
 
 
 def detectable(mdd: float | None) -> str:
@@ -12,6 +13,11 @@ def detectable(mdd: float | None) -> str:
     if mdd is None:
         return "no detectable difference can be given (a side has fewer than 2 seeds)"
     return f"the smallest difference these seeds could detect is {mdd:.3f}"
+
+
+def tied(a: Interval, b: Interval) -> bool:
+    """Both the same value on every seed: nothing to detect, the two are equal."""
+    return a.mean == b.mean and a.half_width == 0 and b.half_width == 0
 
 
 def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> str:
@@ -39,6 +45,12 @@ def verdict(w: Winner) -> str:
         return f"{what}: {not_converged(w.unconverged)}."
     if w.runner_up is None:
         return f"{what}: only {w.leader.label} has a value; nothing to compare."
+    lead, second = (c.metric(w.column.split, w.column.metric) for c in (w.leader, w.runner_up))
+    if tied(lead, second):
+        return (
+            f"{what}: tied: {w.leader.label} and {w.runner_up.label} give {lead.mean:.3f} on "
+            "every seed."
+        )
     if w.clear:
         return (
             f"{what}: **{w.leader.label}** is best; its interval does not overlap "
