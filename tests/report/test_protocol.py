@@ -179,30 +179,24 @@ def test_identical_values_on_every_seed_are_called_tied_not_indistinguishable():
     assert answers.compare(iv, iv, True) == "tied (1.000 on every seed of both)"
 
 
-def test_method_lists_headline_rows_whose_rate_is_at_an_edge_of_the_grid():
-    runs = synthetic_runs()
+def _rates(val_by_rate):
+    """count/regression at three rates, two seeds, with the given val exact match per rate."""
+    runs = [_run("count", "regression", s, 0.5, 0.5, lr=lr) for s in (0, 1) for lr in val_by_rate]
+    for r in runs:
+        r.metrics["val"]["exact_match"] = val_by_rate[r.config["trainer"]["learning_rate"]]
     groups = _groups(runs)
-    headlines = {d: headline(d, c) for d, c in groups.items()}
-    p = protocol(runs, groups, headlines)
-    edge = {(c.dataset, c.title, c.learning_rate) for c in p.at_grid_edge}
-    rows = {
-        (c.dataset, c.title, c.learning_rate)
-        for h in headlines.values()
-        for c in h.rows
-        if len(c.grid) >= 2
-    }
-    # the synthetic grid has two rates, so every rate chosen between two is at an edge
-    assert edge == rows and p.grid == (1e-3, 1e-2)
-    assert "a better rate may lie outside it (widen `learning_rates` to check)" in _text(
-        method_blocks(p)
+    return protocol(runs, groups, {"count": headline("count", groups["count"])})
+
+
+def test_method_lists_rows_whose_rate_at_an_edge_beats_the_rate_next_to_it():
+    at_top = _rates({1e-3: 0.1, 3e-3: 0.5, 1e-2: 0.9})
+    assert [c.learning_rate for c in at_top.at_grid_edge] == [1e-2]
+    assert "count: regression (0.01)" in _text(method_blocks(at_top))
+    assert "better on val than the rate next to it" in _text(method_blocks(at_top))
+    assert _rates({1e-3: 0.1, 3e-3: 0.9, 1e-2: 0.5}).at_grid_edge == []  # best inside the grid
+    tie = _rates({1e-3: 0.9, 3e-3: 0.9, 1e-2: 0.9})  # the lowest rate wins a tie: no signal
+    assert tie.at_grid_edge == []
+    assert (
+        "No headline row chose a rate at an edge of the grid that beat the rate next to it."
+        in _text(method_blocks(tie))
     )
-    inner = [
-        _run("count", "regression", s, 0.5, 0.5, lr=lr) for s in (0, 1) for lr in (1e-3, 3e-3, 1e-2)
-    ]
-    for r in inner:
-        r.metrics["val"]["exact_match"] = (
-            0.9 if r.config["trainer"]["learning_rate"] == 3e-3 else 0.1
-        )
-    g = _groups(inner)
-    h = {"count": headline("count", g["count"])}
-    assert protocol(inner, g, h).at_grid_edge == []

@@ -73,11 +73,12 @@ def _tuning(p: Protocol) -> str:
 
 def _edges(p: Protocol) -> str:
     if not p.at_grid_edge:
-        return "No headline row chose a rate at an edge of the grid."
+        return "No headline row chose a rate at an edge of the grid that beat the rate next to it."
     rows = ", ".join(f"{c.dataset}: {c.title} ({c.learning_rate:g})" for c in p.at_grid_edge)
     return (
-        f"Headline rows whose rate is at an edge of the grid, so that a better rate may lie "
-        f"outside it (widen `learning_rates` to check): {rows}."
+        f"Headline rows whose rate is at an edge of the grid and better on val than the rate "
+        f"next to it, so that a better rate may lie outside it (widen `learning_rates` to "
+        f"check): {rows}."
     )
 
 

@@ -34,7 +34,7 @@ class Protocol:
     early_stopping: tuple[dict[str, Any], ...]  # distinct early-stopping settings
     unconverged: list[tuple[Configuration, int]]  # (tuned configuration, seeds at the budget)
     degenerate: list[Configuration]  # headline rows no better than the constant baseline
-    at_grid_edge: list[Configuration]  # headline rows whose chosen rate is the grid's min or max
+    at_grid_edge: list[Configuration]  # headline rows whose rate may be beaten outside the grid
     tables: list[TablePower]
 
 
@@ -62,13 +62,6 @@ def _power(h: Headline) -> TablePower:
     return TablePower(h.dataset, (min(seeds), max(seeds)), shown)
 
 
-def _at_edge(cfg: Configuration) -> bool:
-    """The chosen rate is the smallest or largest of a grid of two or more: the best rate may
-    lie outside the grid."""
-    grid = cfg.grid or ()
-    return len(grid) >= 2 and cfg.learning_rate in (min(grid), max(grid))
-
-
 def protocol(
     runs: list[RunResult],
     groups: dict[str, list[Configuration]],
@@ -90,6 +83,6 @@ def protocol(
         early_stopping=_distinct_settings(_trainer(runs, "early_stopping")),
         unconverged=stuck,
         degenerate=[c for h in headlines.values() for c in h.rows if c.degenerate],
-        at_grid_edge=[c for h in headlines.values() for c in h.rows if _at_edge(c)],
+        at_grid_edge=[c for h in headlines.values() for c in h.rows if c.rate_at_edge],
         tables=[_power(h) for h in headlines.values()],
     )

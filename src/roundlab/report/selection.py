@@ -68,7 +68,9 @@ HEADLINE_COLUMNS = (
 class Configuration:
     """One configuration's runs across seeds (finished and failed) at ``learning_rate``, seeds in
     ascending order. ``grid`` holds every learning rate the configuration was trained at (empty
-    until tuning.py chose among them)."""
+    until tuning.py chose among them); ``rate_at_edge``: the chosen rate is the grid's smallest
+    or largest and strictly better on val than the rate next to it, so a better one may lie
+    outside the grid."""
 
     dataset: str
     approach: str
@@ -77,6 +79,7 @@ class Configuration:
     learning_rate: float = DEFAULT_LEARNING_RATE
     runs: list[RunResult] = field(default_factory=list)
     grid: tuple[float, ...] = ()
+    rate_at_edge: bool = False
 
     @property
     def finished(self) -> list[RunResult]:

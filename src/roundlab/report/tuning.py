@@ -29,8 +29,18 @@ def tune(configs: list[Configuration]) -> list[Configuration]:
     for members in trials.values():
         members = sorted(members, key=lambda c: c.learning_rate)
         best = min(members, key=selection_key)  # min keeps the first, lowest rate, of a tie
-        tuned.append(replace(best, grid=tuple(c.learning_rate for c in members)))
+        grid = tuple(c.learning_rate for c in members)
+        tuned.append(replace(best, grid=grid, rate_at_edge=_beats_inner_neighbour(best, members)))
     return tuned
+
+
+def _beats_inner_neighbour(best: Configuration, members: list[Configuration]) -> bool:
+    """``best`` is the lowest or highest of two or more rates and strictly better on val than
+    the rate next to it (a tie says nothing about rates outside the grid)."""
+    if len(members) < 2 or best not in (members[0], members[-1]):
+        return False
+    neighbour = members[1] if best is members[0] else members[-2]
+    return selection_key(best) < selection_key(neighbour)
 
 
 def tune_groups(groups: dict[str, list[Configuration]]) -> dict[str, list[Configuration]]:
