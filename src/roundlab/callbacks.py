@@ -1,7 +1,7 @@
 """The multirun's bookkeeping: each job leaves a status file in its output directory, and a
 Hydra callback (registered in conf/config.yaml under ``hydra.callbacks``) checks the tracking
 server and starts the sweep's MLflow bookkeeping before the first job (:func:`begin_tracking`),
-and at the end prints one line, ``sweep: N succeeded (k reused), M failed``, closes the
+and at the end prints one line, ``sweep: N succeeded, M failed (k of them reused)``, closes the
 sweep's MLflow parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not
 finish.
 
@@ -73,7 +73,7 @@ class SweepSummary(Callback):
         failed = len(records) - ok
         reused = resume.reused_jobs(sweep_dir, self._start)
         end_tracking("FINISHED")
-        print(f"sweep: {ok} succeeded ({reused} reused), {failed} failed", flush=True)
+        print(f"sweep: {ok} succeeded, {failed} failed ({reused} of them reused)", flush=True)
         if failed and config.fail_on_failed_jobs:
             raise SystemExit(f"sweep: {failed} job(s) did not finish (fail_on_failed_jobs=true)")
 

@@ -24,7 +24,7 @@ def test_a_sweep_with_a_failed_job_exits_1_only_with_fail_on_failed_jobs(tmp_pat
         f"hydra.sweep.dir={tmp_path / 'sweep'}",
     ]
     code, stdout, stderr, _ = run(tmp_path, args)
-    assert "sweep: 0 succeeded (0 reused), 1 failed" in stdout
+    assert "sweep: 0 succeeded, 1 failed (0 of them reused)" in stdout
     assert code == 1 and "1 job(s) did not finish (fail_on_failed_jobs=true)" in stderr
 
 

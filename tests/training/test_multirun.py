@@ -51,7 +51,7 @@ def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_
     stdout, client = _sweep(
         tmp_path, tiny, "approach=rounding", "activation=soft_round,hard_round", "seed=0,1"
     )
-    assert "sweep: 2 succeeded (0 reused), 2 failed" in stdout
+    assert "sweep: 2 succeeded, 2 failed (0 of them reused)" in stdout
     files = sorted((tmp_path / "results").rglob("*.json"))
     assert len(files) == 4
     by_status = {}
@@ -80,7 +80,7 @@ def test_joblib_sweep_shares_one_parent_across_processes_and_survives_a_bad_valu
         "activation=sine_round",
         "activation.width=0.25,0.5,1.5",
     )
-    assert "sweep: 2 succeeded (0 reused), 1 failed" in stdout
+    assert "sweep: 2 succeeded, 1 failed (0 of them reused)" in stdout
     assert len(list((tmp_path / "results").rglob("*.json"))) == 2  # the bad value never ran
     statuses = [json.loads(p.read_text()) for p in (tmp_path / "sweep").rglob(STATUS_FILE)]
     failed = [s for s in statuses if s["status"] == results.FAILED]
@@ -100,7 +100,7 @@ def test_vectorized_sweep_records_every_member_as_its_own_job(tmp_path, tiny):
     )
     # soft_round: one stacked group; sigmoid_round_np: alone (numpy-backed); hard_round: a
     # group that fails as a whole (no gradient).
-    assert "sweep: 4 succeeded (0 reused), 2 failed" in stdout
+    assert "sweep: 4 succeeded, 2 failed (0 of them reused)" in stdout
     by_activation = {}
     for path in (tmp_path / "results").rglob("*.json"):
         result = results.read(path)
