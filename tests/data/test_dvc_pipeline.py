@@ -12,7 +12,7 @@ import pytest
 
 from roundlab.data import compose_config, generate, load
 
-from .support import BUILTIN, REPO, write_csv
+from .support import BUILTIN, BUNDLED, REPO, write_csv
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -40,7 +40,7 @@ def test_dvc_repro_generates_each_dataset_once_and_reruns_only_what_changed(tmp_
     dvc = [str(Path(sys.executable).parent / "dvc"), "repro", "generate"]
 
     first = run(dvc, clone, env)
-    for name in BUILTIN:
+    for name in [*BUILTIN, *BUNDLED]:
         assert f"Running stage 'generate@{name}'" in first
         stored = load(clone / "data" / name)
         # A separate process wrote the same bytes as this one generates.
