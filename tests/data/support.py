@@ -10,6 +10,8 @@ REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf"
 BUILTIN = ["affine", "count", "digit_sum", "poisson", "diabetes"]
 GENERATORS = [*BUILTIN, "csv"]
+# Real data from statsmodels: no size parameters, and anes96 has no extrapolate split.
+BUNDLED = ["randhie", "anes96"]
 SMALL_SIZES = ["n_train=80", "n_val=30", "n_test=30", "n_extrapolate=30"]
 
 

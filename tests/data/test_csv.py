@@ -94,9 +94,14 @@ def test_a_missing_csv_file_is_refused_naming_the_path(tmp_path):
         generate(csv_config(tmp_path / "nowhere.csv"))
 
 
-def test_the_csv_config_without_path_and_label_asks_for_them():
-    with pytest.raises(ValueError, match=r"missing=\['label', 'path'\]"):
+def test_the_csv_config_without_label_asks_for_it():
+    with pytest.raises(ValueError, match=r"missing=\['label'\]"):
         generate(compose_config("csv", conf_dir=CONF))
+
+
+def test_the_csv_config_without_any_file_asks_for_one():
+    with pytest.raises(ValueError, match=r"path must name a CSV file .*train_path.*path=None"):
+        generate(compose_config("csv", ["label=y"], conf_dir=CONF))
 
 
 def test_materialize_regenerates_when_the_csv_file_changes(tmp_path, example_csv):

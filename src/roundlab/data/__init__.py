@@ -6,7 +6,7 @@
   made from the same config, else the same data generated in memory.
 - :func:`register_configs` stores the config schemas in Hydra's ConfigStore.
 
-Generators (``names()``): affine, count, digit_sum, poisson, diabetes, csv.
+Generators (``names()``): affine, count, digit_sum, poisson, diabetes, randhie, anes96, csv.
 """
 
 from roundlab.data.build import compose_config, generate, materialize, to_config

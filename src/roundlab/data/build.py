@@ -73,7 +73,7 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
     """Generate the dataset in memory (deterministic: the same config gives the same arrays)."""
     cfg = to_config(dataset_cfg)
     generator = registry.get(cfg.generator)
-    splits, feature_names = generator.make(cfg)
+    splits, feature_names, provenance = generator.make(cfg)
     oracle = generator.oracle(cfg, splits)
     stats = None
     if cfg.standardize:
@@ -87,6 +87,7 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
         standardization=stats,
         sources=generator.sources(cfg),
         oracle=oracle,
+        provenance=provenance,
     )
 
 

@@ -1,138 +1,98 @@
-"""A user's own CSV file as a dataset: same splits, format and validation as the built-in ones.
+"""A user's own CSV data as a dataset: same format and validation as the built-in ones, split at
+random or as the user split it.
 
-The file needs a header row. ``label`` names the integer label column; ``features`` lists the
-feature columns (None: every other column). A relative ``path`` is taken from the project root
-(:func:`roundlab.paths.project_root`), so the same config works from any working directory.
+Three layouts (:meth:`roundlab.data.schemas.CsvConfig.layout`):
+
+- ``random``: one file (``path``). Extrapolate: the rows whose label lies below the
+  ``extrapolate_quantile`` or above the ``1 − extrapolate_quantile`` label quantile (see
+  :func:`roundlab.data.sampling.split_table`); the rest are split into train/val/test by
+  ``val_fraction``/``test_fraction``.
+- ``split_column``: one file (``path``) whose column ``split_column`` names each row's split:
+  train, val, test or extrapolate. At least one train and one test row.
+- ``files``: one file per split (``train_path``, ``test_path``, optionally ``val_path`` and
+  ``extrapolate_path``). The feature columns are the train file's (``features``, or every
+  column but the label); the other files must hold them too, in any order.
+
+In the last two, every row stays in the split it was given, in file order; the user's
+extrapolate rows are used as given (their labels need not lie outside the training range), and
+``test_fraction``/``extrapolate_quantile`` play no part. Without val rows, val is carved from
+the training rows with ``seed`` and ``val_fraction`` by
+:func:`roundlab.data.sampling.carve_val`: stratified by label when every label has at least 2
+rows, else at random; meta.json's ``provenance`` records the layout and which
+(``val_from_train``: ``stratified``, ``random``, or null when val was given or drawn at random).
+
+No oracle: the rule and the noise behind a user's data are unknown.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import math
-from pathlib import Path
-
 import numpy as np
 
-from roundlab.data.sampling import rng_for, split_table
+from roundlab.data.csv_table import file_sha256, read_table, resolve
+from roundlab.data.dataset import SPLITS
+from roundlab.data.sampling import Arrays, carve_val, rng_for, split_table
 from roundlab.data.schemas import CsvConfig, require
 from roundlab.data.synthetic import Generated
-from roundlab.paths import project_root
-
-MISSING_TOKENS = {"", "na", "n/a", "nan", "null", "none"}
-INT64_LIMIT = 2**63
-
-
-def resolve(path: str) -> Path:
-    file = Path(path).expanduser()
-    return file if file.is_absolute() else project_root() / file
 
 
 def csv_sources(cfg: CsvConfig) -> dict[str, str]:
-    """SHA-256 of the CSV file, keyed by ``path`` as configured: a changed file is new data."""
-    file = resolve(cfg.path)
-    return {cfg.path: hashlib.sha256(file.read_bytes()).hexdigest()} if file.is_file() else {}
+    """SHA-256 of every CSV file the config reads, keyed by its path as configured: a changed
+    file is new data. A file that does not exist has no entry (reading it is refused)."""
+    hashes = {path: file_sha256(path) for path in cfg.input_files()}
+    return {path: digest for path, digest in hashes.items() if digest is not None}
 
 
 def csv_dataset(cfg: CsvConfig) -> Generated:
-    """Rows of the CSV file; labels must be integers (``3`` or ``3.0``), features finite numbers.
-
-    Extrapolate: the rows whose label lies below the ``extrapolate_quantile`` or above the
-    ``1 − extrapolate_quantile`` label quantile (see :func:`roundlab.data.sampling.split_table`);
-    absent when that leaves no row (``extrapolate_quantile = 0``, or too few distinct labels).
-    The rest are split into train/val/test by ``val_fraction``/``test_fraction``.
-
-    No oracle: the rule and the noise behind a user's data are unknown.
-    """
-    file = resolve(cfg.path)
-    require(file.is_file(), "path must name an existing CSV file", path=cfg.path, file=str(file))
-    with file.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        header = [column.strip() for column in next(reader, [])]
-        require(
-            bool(header), f"{file} must start with a header row naming its columns", path=cfg.path
+    """The splits of the CSV data in the config's layout (see the module docstring)."""
+    layout = cfg.layout()
+    if layout == "random":
+        table = read_table(cfg.path, cfg.label, cfg.features, min_rows=3)
+        splits = split_table(
+            rng_for(cfg.seed),
+            table.x,
+            table.y,
+            cfg.val_fraction,
+            cfg.test_fraction,
+            cfg.extrapolate_quantile,
         )
-        require(
-            len(set(header)) == len(header),
-            f"the column names in the header of {file} must be distinct",
-            header=header,
-        )
-        require(
-            cfg.label in header,
-            f"label must be one of the columns of {file}: {header}",
-            label=cfg.label,
-        )
-        features = cfg.features or [column for column in header if column != cfg.label]
-        absent = [column for column in features if column not in header]
-        require(not absent, f"features must be columns of {file}: {header}", features=absent)
-        require(bool(features), f"{file} needs at least one feature column", header=header)
-        label_at = header.index(cfg.label)
-        feature_at = [header.index(column) for column in features]
-        labels, rows = [], []
-        for line, row in enumerate(reader, start=2):
-            if not row:  # a blank line
-                continue
-            require(
-                len(row) == len(header),
-                f"every row of {file} must have {len(header)} fields like its header",
-                line=line,
-                fields=len(row),
-            )
-            labels.append(_label(row[label_at], cfg.label, file, line))
-            rows.append([_feature(row[j], header[j], file, line) for j in feature_at])
-    require(len(labels) >= 3, f"{file} must hold at least 3 data rows", rows=len(labels))
-    x = np.asarray(rows, dtype=np.float64).astype(np.float32)
+        return Generated(splits, table.features, {"layout": layout, "val_from_train": None})
+    features, given = _files(cfg) if layout == "files" else _split_column(cfg)
+    splits, carving = _with_val(cfg, given)
+    return Generated(splits, features, {"layout": layout, "val_from_train": carving})
+
+
+def _files(cfg: CsvConfig) -> tuple[list[str], dict[str, Arrays]]:
+    train = read_table(cfg.train_path, cfg.label, cfg.features)
+    given = {"train": (train.x, train.y)}
+    for split, path in cfg.split_files().items():
+        if split != "train":
+            table = read_table(path, cfg.label, train.features)
+            given[split] = (table.x, table.y)
+    return train.features, given
+
+
+def _split_column(cfg: CsvConfig) -> tuple[list[str], dict[str, Arrays]]:
+    table = read_table(cfg.path, cfg.label, cfg.features, cfg.split_column)
+    given = {
+        split: (table.x[table.split == split], table.y[table.split == split])
+        for split in SPLITS
+        if np.any(table.split == split)
+    }
+    absent = [split for split in ("train", "test") if split not in given]
     require(
-        bool(np.isfinite(x).all()),
-        f"the features of {file} must stay finite as float32",
-        largest=float(np.abs(np.asarray(rows)).max()),
+        not absent,
+        f"the split column {cfg.split_column!r} of {resolve(cfg.path)} must mark at least one "
+        f"row for each of train and test",
+        absent=absent,
     )
-    y = np.asarray(labels, dtype=np.int64)
-    splits = split_table(
-        rng_for(cfg.seed), x, y, cfg.val_fraction, cfg.test_fraction, cfg.extrapolate_quantile
-    )
-    return splits, features
+    return table.features, given
 
 
-def _missing(text: str, column: str, file: Path, line: int) -> None:
-    require(
-        text.strip().lower() not in MISSING_TOKENS,
-        f"column {column!r} of {file} must have a value on every row",
-        value=text,
-        line=line,
-    )
-
-
-def _label(text: str, column: str, file: Path, line: int) -> int:
-    _missing(text, column, file, line)
-    value: int | None
-    try:
-        value = int(text)
-    except ValueError:
-        try:
-            number = float(text)
-        except ValueError:
-            number = math.nan
-        value = int(number) if math.isfinite(number) and number.is_integer() else None
-    require(
-        value is not None and abs(value) < INT64_LIMIT,
-        f"the label column {column!r} of {file} must hold integers",
-        value=text,
-        line=line,
-    )
-    return value
-
-
-def _feature(text: str, column: str, file: Path, line: int) -> float:
-    _missing(text, column, file, line)
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    require(
-        math.isfinite(value),
-        f"the feature column {column!r} of {file} must hold finite numbers",
-        value=text,
-        line=line,
-    )
-    return value
+def _with_val(cfg: CsvConfig, given: dict[str, Arrays]) -> tuple[dict[str, Arrays], str | None]:
+    """``given`` with a val split carved from train when it has none, and how it was carved."""
+    if "val" in given:
+        return given, None
+    x, y = given["train"]
+    train_rows, val_rows, method = carve_val(rng_for(cfg.seed), y, cfg.val_fraction)
+    carved = {"train": (x[train_rows], y[train_rows]), "val": (x[val_rows], y[val_rows])}
+    return {**given, **carved}, method

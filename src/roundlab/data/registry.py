@@ -21,14 +21,17 @@ from roundlab.data.oracle import (
 from roundlab.data.sampling import Arrays
 from roundlab.data.schemas import (
     AffineConfig,
+    Anes96Config,
     CountConfig,
     CsvConfig,
     DatasetConfig,
     DiabetesConfig,
     DigitSumConfig,
     PoissonConfig,
+    RandhieConfig,
 )
 from roundlab.data.sklearn_sets import diabetes_dataset, digit_sum_dataset
+from roundlab.data.statsmodels_sets import bundled_dataset, bundled_sources
 from roundlab.data.synthetic import Generated, affine_dataset, count_dataset, poisson_dataset
 
 
@@ -38,8 +41,9 @@ def _no_sources(cfg: Any) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Generator:
-    """``make(cfg)`` returns the splits and feature names; ``sources(cfg)`` the content hashes
-    of the input files it reads (a changed input means the stored data is stale);
+    """``make(cfg)`` returns the splits, feature names and provenance (:class:`Generated`);
+    ``sources(cfg)`` the content hashes of the input files it reads (a changed input means the
+    stored data is stale);
     ``oracle(cfg, splits)`` the best exact match and MAE per split (see
     :mod:`roundlab.data.oracle`), from the splits as made, before any standardisation."""
 
@@ -55,6 +59,8 @@ GENERATORS: dict[str, Generator] = {
     "digit_sum": Generator(DigitSumConfig, digit_sum_dataset, oracle=digit_sum_oracle),
     "poisson": Generator(PoissonConfig, poisson_dataset, oracle=poisson_oracle),
     "diabetes": Generator(DiabetesConfig, diabetes_dataset),
+    "randhie": Generator(RandhieConfig, bundled_dataset, bundled_sources),
+    "anes96": Generator(Anes96Config, bundled_dataset, bundled_sources),
     "csv": Generator(CsvConfig, csv_dataset, csv_sources),
 }
 

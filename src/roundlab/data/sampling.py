@@ -202,3 +202,36 @@ def standardize(splits: dict[str, Arrays]) -> tuple[dict[str, Arrays], dict[str,
         for name, (x, y) in splits.items()
     }
     return scaled, {"mean": mean.tolist(), "std": std.tolist()}
+
+
+def carve_val(
+    rng: np.random.Generator, y: np.ndarray, fraction: float
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Cut a validation split from the rows of a training table: ``(train_rows, val_rows,
+    method)``, both row lists in table order.
+
+    ``method`` is ``"stratified"`` when every label has at least 2 rows: each label ``k`` with
+    ``n_k`` rows gives ``min(n_k − 1, floor(fraction · n_k + 0.5))`` of them to val, so train
+    keeps every label and val keeps the label mix. Otherwise ``"random"``:
+    ``round(fraction · n)`` rows regardless of label. Either way the rows are the first in one
+    seeded permutation, so the same seed picks the same rows.
+    """
+    order = rng.permutation(len(y))
+    chosen = np.zeros(len(y), dtype=bool)
+    labels, counts = np.unique(y, return_counts=True)
+    method = "stratified" if len(y) and counts.min() >= 2 else "random"
+    if method == "stratified":
+        for label, count in zip(labels, counts, strict=True):
+            take = min(int(count) - 1, int(math.floor(fraction * int(count) + 0.5)))
+            chosen[order[y[order] == label][:take]] = True
+    else:
+        chosen[order[: int(round(fraction * len(y)))]] = True
+    n_val = int(chosen.sum())
+    require(
+        1 <= n_val < len(y),
+        f"carving val from the training rows ({method}) must leave at least one row in each",
+        val_fraction=fraction,
+        rows=len(y),
+        val_rows=n_val,
+    )
+    return np.flatnonzero(~chosen), np.flatnonzero(chosen), method

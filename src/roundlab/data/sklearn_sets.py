@@ -60,7 +60,7 @@ def digit_sum_dataset(cfg: DigitSumConfig) -> Generated:
             rng, cfg.n_extrapolate, pairs(pools["test"]), outside(lo, hi), failure
         )
     names = [f"{side}_px{i}" for side in ("a", "b") for i in range(images.shape[1])]
-    return splits, names
+    return Generated(splits, names)
 
 
 def diabetes_dataset(cfg: DiabetesConfig) -> Generated:
@@ -89,4 +89,4 @@ def diabetes_dataset(cfg: DiabetesConfig) -> Generated:
         cfg.test_fraction,
         cfg.extrapolate_quantile,
     )
-    return splits, list(data.feature_names)
+    return Generated(splits, list(data.feature_names))

@@ -12,7 +12,9 @@ bytes (and DVC's hash) of every regeneration. ``meta.json`` holds ``format_versi
 ``generator``, ``seed``, ``params`` (the whole dataset config), ``n_features``,
 ``feature_names``, ``standardization`` (train mean/std, or null), ``sources`` (SHA-256 of
 input files, e.g. a CSV), ``oracle`` (per split the best achievable ``exact_match`` and
-``mae``, see :mod:`roundlab.data.oracle`; null for real data) and per split ``n``,
+``mae``, see :mod:`roundlab.data.oracle`; null for real data), ``provenance`` (where
+data read from files came from: source, licence, citation, how the splits were cut; null for
+synthetic data) and per split ``n``,
 ``label_range`` [min, max] and, for ``x`` and ``y``, the file name and the SHA-256 of its bytes.
 Nothing in it depends on the time or machine.
 """
@@ -33,8 +35,8 @@ import numpy as np
 from roundlab import paths
 from roundlab.data.dataset import REQUIRED_SPLITS, SPLITS, Dataset, Split
 
-# 2 added the oracle.
-FORMAT_VERSION = 2
+# 2 added the oracle, 3 the provenance.
+FORMAT_VERSION = 3
 META = "meta.json"
 
 
@@ -62,6 +64,7 @@ def assemble(
     standardization: dict[str, list[float]] | None,
     sources: dict[str, str],
     oracle: dict[str, dict[str, float]] | None,
+    provenance: dict[str, Any] | None = None,
 ) -> Dataset:
     """A :class:`Dataset` with its ``meta`` filled in, arrays in the on-disk dtypes."""
     arrays = {
@@ -90,6 +93,7 @@ def assemble(
         "standardization": standardization,
         "sources": sources,
         "oracle": oracle,
+        "provenance": provenance,
         "splits": described,
     }
     return Dataset(name=name, meta=meta, splits={s: arrays[s] for s in described})

@@ -4,6 +4,8 @@ gives the same bytes on any machine, and :mod:`roundlab.data.oracle` for each on
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from roundlab.data.sampling import (
@@ -21,7 +23,14 @@ from roundlab.data.sampling import (
 )
 from roundlab.data.schemas import AffineConfig, CountConfig, PoissonConfig
 
-Generated = tuple[dict[str, Arrays], list[str]]
+
+class Generated(NamedTuple):
+    """What a generator makes: the splits, the feature names and, for data read from files,
+    where it came from (``provenance``, stored in meta.json; None for synthetic data)."""
+
+    splits: dict[str, Arrays]
+    feature_names: list[str]
+    provenance: dict[str, Any] | None = None
 
 
 def _names(d: int) -> list[str]:
@@ -64,7 +73,7 @@ def affine_dataset(cfg: AffineConfig) -> Generated:
     rng, splits = _in_range_splits(cfg, box(cfg.low, cfg.high))
     if cfg.n_extrapolate:
         splits["extrapolate"] = _outside_train(rng, cfg, splits, box)
-    return splits, _names(d)
+    return Generated(splits, _names(d))
 
 
 def poisson_dataset(cfg: PoissonConfig) -> Generated:
@@ -92,7 +101,7 @@ def poisson_dataset(cfg: PoissonConfig) -> Generated:
     rng, splits = _in_range_splits(cfg, box(cfg.low, cfg.high))
     if cfg.n_extrapolate:
         splits["extrapolate"] = _outside_train(rng, cfg, splits, box)
-    return splits, _names(d)
+    return Generated(splits, _names(d))
 
 
 def _outside_train(rng, cfg, splits, box) -> Arrays:
@@ -160,4 +169,4 @@ def count_dataset(cfg: CountConfig) -> Generated:
         splits["extrapolate"] = draw_until(
             rng, cfg.n_extrapolate, draw, outside(lo, hi), rejected("outside")
         )
-    return splits, _names(d)
+    return Generated(splits, _names(d))
