@@ -55,6 +55,14 @@ class ApproachSpec:
         return importlib.import_module(f"roundlab.approaches.{self.name}").build(cfg, y_train)
 
 
+def _reference(name: str, head: str, loss: str, readout: str, in_range_only: bool) -> ApproachSpec:
+    """A classical reference: no network, so no output activation."""
+    return ApproachSpec(
+        name, f"reference, no network: {head}", loss, readout, False, in_range_only, kind=REFERENCE
+    )
+
+
+_RATE_READOUT = "rate rounded half up (the mode, floor(rate), is recorded too)"
 _CATALOGUE = {
     spec.name: spec
     for spec in (
@@ -96,27 +104,23 @@ _CATALOGUE = {
             "poisson",
             head="one linear unit: the log-rate",
             loss="Poisson negative log-likelihood",
-            readout="rate rounded half up (the mode, floor(rate), is recorded too)",
+            readout=_RATE_READOUT,
             uses_activation=False,
             in_range_only=False,
         ),
-        ApproachSpec(
+        _reference(
             "glm_poisson",
-            head="reference, no network: log-rate linear in the features",
-            loss="Poisson likelihood (statsmodels GLM, IRLS)",
-            readout="rate rounded half up (the mode, floor(rate), is recorded too)",
-            uses_activation=False,
+            "log-rate linear in the features",
+            "Poisson likelihood (statsmodels GLM, IRLS)",
+            _RATE_READOUT,
             in_range_only=False,
-            kind=REFERENCE,
         ),
-        ApproachSpec(
+        _reference(
             "ordered_logit",
-            head="reference, no network: one linear score + K−1 thresholds",
-            loss="ordered-logit likelihood (statsmodels OrderedModel)",
-            readout="most probable label of the training range",
-            uses_activation=False,
+            "one linear score + K−1 thresholds",
+            "ordered-logit likelihood (statsmodels OrderedModel)",
+            "most probable label of the training range",
             in_range_only=True,
-            kind=REFERENCE,
         ),
     )
 }
