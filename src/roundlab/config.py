@@ -56,6 +56,12 @@ class ClassificationConfig(ApproachConfig):
 
 
 @dataclass
+class OrdinalConfig(ClassificationConfig):
+    # corn | coral (roundlab.approaches.ordinal); each is a run of its own (RunKey.method).
+    method: str = approaches.get("ordinal").methods[0]
+
+
+@dataclass
 class ModelConfig:
     name: str = "mlp"
     hidden_sizes: list[int] = field(default_factory=lambda: [64, 64])
@@ -153,6 +159,7 @@ def register_configs() -> None:
     cs.store(name="base_config", node=Config)
     cs.store(group="schema/approach", name="approach", node=ApproachConfig)
     cs.store(group="schema/approach", name="classification", node=ClassificationConfig)
+    cs.store(group="schema/approach", name="ordinal", node=OrdinalConfig)
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
@@ -237,6 +244,8 @@ def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
     m, t, tr = cfg.model, cfg.trainer, cfg.tracking
     es = t.early_stopping
     max_classes = cfg.approach.get("max_classes")
+    methods = approaches.get(cfg.approach.name).methods
+    method = cfg.approach.get("method")
     return [
         ("model.hidden_sizes", list(m.hidden_sizes), min(m.hidden_sizes) >= 1, "must all be >= 1"),
         ("model.dropout", m.dropout, 0.0 <= m.dropout < 1.0, "must be in [0, 1)"),
@@ -272,6 +281,7 @@ def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
             max_classes is None or max_classes >= 1,
             "must be >= 1",
         ),
+        ("approach.method", method, not methods or method in methods, f"must be one of {methods}"),
     ]
 
 

@@ -40,13 +40,38 @@ def score(
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """``(metrics, baseline)`` on every split but train: the model's integer readout and the
     constant predictor (training median), each mapping split -> metric -> value."""
+
+    def predict(x: np.ndarray) -> dict[str, np.ndarray]:
+        out = forward(x)
+        return {"": approach.decode(out)} | {k: f(out) for k, f in approach.readouts.items()}
+
+    return score_readouts(predict, features, dataset)
+
+
+def score_readouts(
+    predict: Callable[[np.ndarray], dict[str, np.ndarray]],
+    features: dict[str, np.ndarray],
+    dataset: Dataset,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """As :func:`score`, for any predictor: ``predict(x)`` maps ``""`` to the integer readout
+    (scored with every metric of roundlab.metrics) and each extra readout's name to its
+    integers (scored as ``<name>_exact_match`` and ``<name>_mae``)."""
     scores, baseline = {}, {}
     for name, split in dataset.splits.items():
         if name == "train":
             continue
-        scores[name] = metrics.integer_metrics(split.y, approach.decode(forward(features[name])))
+        readouts = predict(features[name])
+        scores[name] = metrics.integer_metrics(split.y, readouts.pop(""))
+        for extra, pred in readouts.items():
+            values = metrics.integer_metrics(split.y, pred)
+            scores[name] |= {f"{extra}_{m}": values[m] for m in ("exact_match", "mae")}
         baseline[name] = metrics.baseline_metrics(dataset.train.y, split.y)
     return scores, baseline
+
+
+def oracle(dataset: Dataset, splits: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The dataset's oracle on the splits a run was scored on; empty when it has none."""
+    return {split: dict(best) for split, best in (dataset.oracle or {}).items() if split in splits}
 
 
 def batched(model: Any, batch: int = 8192) -> Forward:
@@ -101,11 +126,7 @@ def fill_result(
     result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
     result.converged = fitted.converged
     result.metrics, result.baseline = score(batched(network.model), approach, x, dataset)
-    result.oracle = {
-        split: dict(best)
-        for split, best in (dataset.oracle or {}).items()
-        if split in result.metrics
-    }
+    result.oracle = oracle(dataset, result.metrics)
     result.zero_grad_fraction = zero_grad_fraction(
         batched(network.pre_activation), approach, x["train"], y["train"]
     )

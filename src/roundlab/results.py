@@ -89,6 +89,7 @@ class RunResult:
             self.activation_params,
             self.seed,
             trainer.get("learning_rate", DEFAULT_LEARNING_RATE),
+            (self.config.get("approach") or {}).get("method"),
         )
 
     @property

@@ -1,13 +1,13 @@
-"""A run's identity: which dataset, approach, output activation with its parameter, learning
-rate and seed.
+"""A run's identity: which dataset, approach (with its method, for ordinal), output activation
+with its parameter, learning rate and seed.
 
 :class:`RunKey` names one run everywhere: its result file
 (``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``), its
 MLflow run name (``<approach>/<variant>/lr=<learning_rate>/seed=<seed>``), its variant label
 (``default`` without an output activation, ``<activation>`` or ``<activation>-<param>=<value>``
-with one) and the Hydra overrides that select it. The learning rate is part of the identity
-because the protocol tunes it per configuration on the validation split. A sweep plan is a list
-of them.
+with one, the method, ``corn`` or ``coral``, for an approach with methods) and the Hydra
+overrides that select it. The learning rate is part of the identity because the protocol tunes
+it per configuration on the validation split. A sweep plan is a list of them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ DEFAULT_LEARNING_RATE = 1e-3
 class RunKey:
     """``params`` holds the output activation's parameters as sorted ``(name, value)`` pairs;
     ``activation`` is None (and ``params`` empty) for approaches that use no activation;
-    ``learning_rate`` is ``trainer.learning_rate``."""
+    ``learning_rate`` is ``trainer.learning_rate``; ``method`` is ``approach.method`` for an
+    approach with methods (None means its default), None for the others."""
 
     dataset: str
     approach: str
@@ -37,9 +38,18 @@ class RunKey:
     params: tuple[tuple[str, float], ...] = ()
     seed: int = 0
     learning_rate: float = DEFAULT_LEARNING_RATE
+    method: str | None = None
 
     def __post_init__(self) -> None:
-        uses = approaches.get(self.approach).uses_activation
+        spec = approaches.get(self.approach)
+        uses = spec.uses_activation
+        if self.method is None and spec.methods:
+            object.__setattr__(self, "method", spec.methods[0])
+        if self.method is not None and self.method not in spec.methods:
+            raise ValueError(
+                f"approach={self.approach} takes approach.method in {spec.methods}. "
+                f"Received: method={self.method!r}"
+            )
         if uses and not self.activation:
             raise ValueError(
                 f"approach={self.approach} needs an output activation. "
@@ -66,10 +76,10 @@ class RunKey:
         params: Mapping[str, float] | None = None,
         seed: int = 0,
         learning_rate: float = DEFAULT_LEARNING_RATE,
+        method: str | None = None,
     ) -> RunKey:
-        return cls(
-            dataset, approach, activation, tuple((params or {}).items()), int(seed), learning_rate
-        )
+        params_ = tuple((params or {}).items())
+        return cls(dataset, approach, activation, params_, int(seed), learning_rate, method)
 
     @classmethod
     def from_config(cls, cfg: Any) -> RunKey:
@@ -85,6 +95,7 @@ class RunKey:
             params if uses else {},
             cfg.seed,
             cfg.trainer.learning_rate,
+            cfg.approach.get("method"),
         )
 
     @property
@@ -93,9 +104,10 @@ class RunKey:
 
     @property
     def variant(self) -> str:
-        """``sigmoid_round-steepness=10`` with an output activation, ``default`` without."""
+        """``sigmoid_round-steepness=10`` with an output activation, the method (``corn``) for
+        an approach with methods, ``default`` otherwise."""
         if not self.activation:
-            return DEFAULT_VARIANT
+            return self.method or DEFAULT_VARIANT
         return "-".join([self.activation, *(f"{k}={_number(v)}" for k, v in self.params)])
 
     @property
@@ -121,6 +133,8 @@ class RunKey:
     def overrides(self) -> list[str]:
         """Hydra overrides of ``python -m roundlab.train`` that select this run."""
         out = [f"dataset={self.dataset}", f"approach={self.approach}"]
+        if self.method:
+            out.append(f"approach.method={self.method}")
         if self.activation:
             out.append(f"activation={self.activation}")
             out += [f"activation.{k}={_number(v)}" for k, v in self.params]

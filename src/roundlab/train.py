@@ -13,11 +13,13 @@ the traceback of a data error); 130 after SIGINT and 143 after SIGTERM, the run 
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -54,13 +56,25 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     usable(cfg.tracking)  # a dead tracking server stops the run here, before data and training
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load_dataset(cfg)
-    approach = approaches.build(cfg, dataset.train.y)
-    guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
+    run = prepare(cfg, dataset)
     record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir)
     with record.capture() as result:
-        fit_and_evaluate(cfg, dataset, approach, result)
+        run(result)
     resume.stamp(record.result, cfg)
     return record.close()
+
+
+def prepare(cfg: DictConfig, dataset: Dataset) -> Callable[[RunResult], None]:
+    """What fills the run's result: a statsmodels fit for a reference approach
+    (roundlab.references), else the network, built and checked against the memory limit
+    before anything is recorded."""
+    if approaches.get(cfg.approach.name).is_reference:
+        from roundlab import references
+
+        return functools.partial(references.fit_and_evaluate, cfg, dataset)
+    approach = approaches.build(cfg, dataset.train.y)
+    guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
+    return functools.partial(fit_and_evaluate, cfg, dataset, approach)
 
 
 def load_dataset(cfg: DictConfig) -> Dataset:

@@ -15,6 +15,9 @@ APPROACHES = {
     "identity": ["approach=rounding", "activation=identity"],
     "regression": ["approach=regression"],
     "classification": ["approach=classification"],
+    "ordinal_corn": ["approach=ordinal", "approach.method=corn"],
+    "ordinal_coral": ["approach=ordinal", "approach.method=coral"],
+    "poisson": ["approach=poisson"],
 }
 
 

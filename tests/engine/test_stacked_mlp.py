@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from roundlab.engine import Member, train_members
-from roundlab.engine.stacked_mlp import StackedMLP, hidden_activation, output_head, stack_weights
+from roundlab.engine.stacked_mlp import (
+    StackedMLP,
+    head_shapes,
+    hidden_activation,
+    output_head,
+    stack_weights,
+)
 
 from .support import APPROACHES, HIDDEN, network, setup
 
@@ -27,6 +33,7 @@ def test_stacked_forward_equals_each_members_build_mlp_output(name, data):
         stack_weights(members, shapes),
         hidden_activation("relu", None),
         output_head(approach, [None] * 3),
+        len(head_shapes(approach)),
     )
     outputs = stacked(tf.constant(x_val[None])).numpy()
     for m, net in enumerate(nets):

@@ -62,7 +62,9 @@ def test_keys_are_equal_and_hash_alike_whatever_the_parameter_order():
     [
         (("d", "rounding"), "approach=rounding needs an output activation"),
         (("d", "regression", "soft_round"), "approach=regression uses no output activation"),
-        (("d", "ordinal"), "approach.name must be one of"),
+        (("d", "softmax"), "approach.name must be one of"),
+        (("d", "ordinal", None, None, 0, 1e-3, "clm"), "approach=ordinal takes approach.method"),
+        (("d", "regression", None, None, 0, 1e-3, "corn"), "approach=regression takes approach"),
         (("d", "regression", None, None, 0, 0.0), "learning_rate must be > 0"),
     ],
 )

@@ -2,7 +2,9 @@
 
 ``get(name)`` returns the catalogue entry, ``build(cfg, y_train)`` the
 :class:`roundlab.approaches.head.Approach` a config asks for, ``readme_table()`` the table
-README.md shows (a test keeps the two equal).
+README.md shows (a test keeps the two equal). Entries of kind ``reference`` are classical
+statistical models fitted by statsmodels instead of a network (:mod:`roundlab.references`):
+they write ordinary result files, so the report and MLflow treat them like any approach.
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ if TYPE_CHECKING:
     from roundlab.approaches.head import Approach
 
 
+NETWORK = "network"
+REFERENCE = "reference"
+
+
 @dataclass(frozen=True)
 class ApproachSpec:
     """One catalogue entry. ``uses_activation``: the ``activation`` config group matters (only
-    rounding); ``in_range_only``: it cannot predict a label outside the training label range.
-    Its builder is ``roundlab.approaches.<name>.build``, imported when first used, so that
-    planning a sweep from the catalogue imports no TensorFlow."""
+    rounding); ``in_range_only``: it cannot predict a label outside the training label range;
+    ``methods``: the values of ``approach.method`` (the first is the default), each a run
+    identity of its own; ``kind``: :data:`NETWORK` (an MLP trained by an engine) or
+    :data:`REFERENCE` (a statsmodels fit, deterministic: seeds and learning rate do not
+    change it). A network's builder is ``roundlab.approaches.<name>.build``, imported when
+    first used, so that planning a sweep from the catalogue imports no TensorFlow."""
 
     name: str
     head: str
@@ -30,11 +39,30 @@ class ApproachSpec:
     readout: str
     uses_activation: bool
     in_range_only: bool
+    methods: tuple[str, ...] = ()
+    kind: str = NETWORK
+
+    @property
+    def is_reference(self) -> bool:
+        return self.kind == REFERENCE
 
     def build(self, cfg: Any, y_train: np.ndarray) -> Approach:
+        if self.is_reference:
+            raise ValueError(
+                f"a reference is fitted by roundlab.references, it has no network head. "
+                f"Received: approach.name={self.name!r}"
+            )
         return importlib.import_module(f"roundlab.approaches.{self.name}").build(cfg, y_train)
 
 
+def _reference(name: str, head: str, loss: str, readout: str, in_range_only: bool) -> ApproachSpec:
+    """A classical reference: no network, so no output activation."""
+    return ApproachSpec(
+        name, f"reference, no network: {head}", loss, readout, False, in_range_only, kind=REFERENCE
+    )
+
+
+_RATE_READOUT = "rate rounded half up (the mode, floor(rate), is recorded too)"
 _CATALOGUE = {
     spec.name: spec
     for spec in (
@@ -62,6 +90,38 @@ _CATALOGUE = {
             uses_activation=True,
             in_range_only=False,
         ),
+        ApproachSpec(
+            "ordinal",
+            head="`approach.method=corn`: K−1 conditional logits; `coral`: one score + K−1 "
+            "biases (K labels in the training range)",
+            loss="CORN: conditional binary cross-entropies; CORAL: cumulative ones",
+            readout="number of k with P(y > k) > 0.5 + lowest training label",
+            uses_activation=False,
+            in_range_only=True,
+            methods=("corn", "coral"),
+        ),
+        ApproachSpec(
+            "poisson",
+            head="one linear unit: the log-rate",
+            loss="Poisson negative log-likelihood",
+            readout=_RATE_READOUT,
+            uses_activation=False,
+            in_range_only=False,
+        ),
+        _reference(
+            "glm_poisson",
+            "log-rate linear in the features",
+            "Poisson likelihood (statsmodels GLM, IRLS)",
+            _RATE_READOUT,
+            in_range_only=False,
+        ),
+        _reference(
+            "ordered_logit",
+            "one linear score + K−1 thresholds",
+            "ordered-logit likelihood (statsmodels OrderedModel)",
+            "most probable label of the training range",
+            in_range_only=True,
+        ),
     )
 }
 
@@ -69,6 +129,16 @@ _CATALOGUE = {
 def names() -> tuple[str, ...]:
     """Every approach, in the order reports list them."""
     return tuple(_CATALOGUE)
+
+
+def references() -> tuple[str, ...]:
+    """The classical references (statsmodels fits, no network)."""
+    return tuple(n for n, s in _CATALOGUE.items() if s.is_reference)
+
+
+def in_range_only() -> tuple[str, ...]:
+    """The approaches that cannot predict a label outside the training label range."""
+    return tuple(n for n, s in _CATALOGUE.items() if s.in_range_only)
 
 
 def without_activation() -> tuple[str, ...]:
@@ -97,10 +167,13 @@ def build(cfg: Any, y_train: np.ndarray) -> Approach:
 def readme_table() -> str:
     """The approach table of README.md (markdown)."""
     rows = [
-        "| approach | head | loss | readout | predicts outside the training labels |",
-        "|---|---|---|---|---|",
+        "| approach | kind | head | loss | readout | predicts outside the training labels |",
+        "|---|---|---|---|---|---|",
     ]
     for spec in _CATALOGUE.values():
         outside = "no, by construction" if spec.in_range_only else "yes"
-        rows.append(f"| `{spec.name}` | {spec.head} | {spec.loss} | {spec.readout} | {outside} |")
+        rows.append(
+            f"| `{spec.name}` | {spec.kind} | {spec.head} | {spec.loss} | {spec.readout} "
+            f"| {outside} |"
+        )
     return "\n".join(rows) + "\n"

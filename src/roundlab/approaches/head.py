@@ -21,18 +21,21 @@ Loss = Callable[[Any, Any], Any]  # per-example loss of (labels, model output)
 
 @dataclass
 class Approach:
-    """An output head: ``units`` pre-activation outputs (bias starting at ``bias``), then the
-    ``head`` layers; ``loss`` trains it, ``decode`` (numpy) and ``decode_tf`` (in-graph) turn its
-    output into integers."""
+    """An output head: ``units`` pre-activation outputs (biases starting at ``bias``, one value
+    or one per unit), then the ``head`` layers; ``loss`` trains it, ``decode`` (numpy) and
+    ``decode_tf`` (in-graph) turn its output into integers. ``readouts`` are further integer
+    readouts recorded beside ``decode``'s (poisson: ``mode``), each scored as
+    ``<name>_exact_match`` and ``<name>_mae`` (roundlab.evaluation)."""
 
     name: str
     units: int
-    bias: float
+    bias: float | np.ndarray
     loss: Loss
     decode_tf: Callable[[Any], Any]  # model output -> integer predictions (float tensor)
     decode: Callable[[np.ndarray], np.ndarray]  # the same in numpy, int64
     head: list[keras.layers.Layer] = field(default_factory=list)
     activation: Any = None  # the output rounding activation (roundlab.activations.Activation)
+    readouts: dict[str, Callable[[np.ndarray], np.ndarray]] = field(default_factory=dict)
 
     def metrics(self) -> list[keras.metrics.Metric]:
         """In-graph per-epoch exact_match, mae and within_one of the integer readout."""

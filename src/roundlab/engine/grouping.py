@@ -5,7 +5,7 @@ rate and the value of the output activation's parameter: same dataset and its co
 approach, activation, architecture and other trainer settings. Each member keeps its own seed
 (initial weights and shuffling), learning rate and parameter value. Jobs that cannot be
 stacked (numpy-backed activations anywhere, dropout, mixed precision) train one at a time
-through the ordinary path.
+through the ordinary path, and so are the references (statsmodels fits, no network).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
     job whose config failed validation (the ordinary path reports why)."""
     if cfg is None:
         return "its config does not validate"
+    if approaches.get(cfg.approach.name).is_reference:
+        return f"approach={cfg.approach.name} is a statsmodels fit, not a network"
     used = [cfg.model.hidden_activation]
     if approaches.get(cfg.approach.name).uses_activation:
         used.append(cfg.activation.name)

@@ -85,11 +85,13 @@ def train_members(
     vectorised (dropout, numpy-backed activations) and for inconsistent inputs.
     """
     _check_group(members, dropout, batch_size=batch_size, epochs=epochs)
-    shapes = layer_shapes(np.shape(x_train)[1], hidden_sizes, approach.units)
+    head_shapes = stacked_mlp.head_shapes(approach)
+    shapes = layer_shapes(np.shape(x_train)[1], hidden_sizes, approach.units) + head_shapes
     model = StackedMLP(
         stacked_mlp.stack_weights(members, shapes),
         stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params),
         stacked_mlp.output_head(approach, [m.knob for m in members]),
+        len(head_shapes),
     )
     rates = [learning_rate if m.learning_rate is None else m.learning_rate for m in members]
     shared = len(set(rates)) == 1

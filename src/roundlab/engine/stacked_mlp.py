@@ -5,7 +5,9 @@ as W_l (M, in, out) and b_l (M, out). Member inputs h (M, B, in) map to
 ``h @ W_l + b_l[:, None, :]``, one batched matmul per layer, in which member m's numbers never
 meet member n's. The hidden activation is applied elementwise; the output head applies the
 approach's rounding activation ``f(z, <param>=k)`` with a per-member parameter tensor k of
-shape (M, 1, 1), so members may differ in alpha, steepness, width or sigma.
+shape (M, 1, 1), so members may differ in alpha, steepness, width or sigma; or a head layer
+with weights of its own (CORAL's biases, roundlab.approaches.ordinal.OffsetLogits), stacked
+after the dense layers' and passed to its ``stacked(z, *weights)``.
 
 Only what can be computed member by member with TensorFlow ops can be stacked: dropout and
 numpy-backed activations (``Spec.numpy_backed``) are refused with a ValueError, and such jobs
@@ -63,20 +65,27 @@ def hidden_activation(name: str, params: dict[str, float] | None) -> Callable[[A
     return act
 
 
-def output_head(approach: Any, knobs: Sequence[float | None]) -> Callable[[Any], Any]:
+def head_shapes(approach: Any) -> list[tuple[int, ...]]:
+    """Shapes of one member's head weights (after the dense layers' in ``get_weights()``)."""
+    return [shape for layer in approach.head for shape in getattr(layer, "weight_shapes", ())]
+
+
+def output_head(approach: Any, knobs: Sequence[float | None]) -> Callable[..., Any]:
     """The approach's output head on stacked pre-activations (M, B, units), with each member's
-    knob as the activation's parameter."""
+    knob as the activation's parameter, or the head layer's stacked weights as arguments."""
     act = approach.activation
     given = [k for k in knobs if k is not None]
     if act is None:
-        if approach.head:
+        weighted = [layer for layer in approach.head if hasattr(layer, "stacked")]
+        if len(approach.head) > 1 or len(weighted) < len(approach.head):
             raise ValueError(
-                f"an output head other than a rounding activation cannot be vectorised. "
+                f"an output head other than a rounding activation or one layer with a "
+                f"stacked form cannot be vectorised. "
                 f"Received: approach.head={[layer.name for layer in approach.head]}"
             )
         if given:
             raise ValueError(f"approach {approach.name!r} has no knob. Received: knobs={given}")
-        return tf.identity
+        return weighted[0].stacked if weighted else tf.identity
     if act.spec.numpy_backed:
         raise ValueError(
             f"a numpy-backed output activation cannot be vectorised; run the job on its own. "
@@ -94,28 +103,32 @@ def output_head(approach: Any, knobs: Sequence[float | None]) -> Callable[[Any],
 
 class StackedMLP:
     """The stacked weights as Keras variables (what the optimizer updates), a second set
-    holding each member's kept weights (best or last good epoch), and the forward pass."""
+    holding each member's kept weights (best or last good epoch), and the forward pass. The
+    last ``head_weights`` of ``stacked`` belong to the output head, the others to the dense
+    layers (kernel, bias, kernel, bias, ...)."""
 
     def __init__(
         self,
         stacked: list[np.ndarray],
         hidden: Callable[[Any], Any],
-        head: Callable[[Any], Any],
+        head: Callable[..., Any],
+        head_weights: int = 0,
     ):
         self.variables = [keras.Variable(w, name=f"stacked_{i}") for i, w in enumerate(stacked)]
         self.kept = [tf.Variable(w, trainable=False) for w in stacked]
         self.hidden = hidden
         self.head = head
+        self.dense = len(stacked) - head_weights
 
     def __call__(self, x: tf.Tensor) -> tf.Tensor:
         """Outputs (M, B, units) of inputs (M, B, n_features), or (1, B, n_features) shared by
         every member."""
         h = x
-        last = len(self.variables) // 2 - 1
+        last = self.dense // 2 - 1
         for layer in range(last + 1):
             kernel, bias = self.variables[2 * layer], self.variables[2 * layer + 1]
             h = tf.matmul(h, kernel) + tf.expand_dims(bias, 1)
-            h = self.head(h) if layer == last else self.hidden(h)
+            h = self.head(h, *self.variables[self.dense :]) if layer == last else self.hidden(h)
         return h
 
     def keep(self, mask: np.ndarray) -> None:

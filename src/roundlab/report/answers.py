@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from roundlab import approaches
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.gradcheck import CheckRow, tensorflow_twin
 from roundlab.report.headline import Headline
@@ -56,7 +57,7 @@ def refusal(contenders: list[Configuration]) -> str | None:
 class Against(NamedTuple):
     """The best rounding configuration against one other approach's headline row."""
 
-    approach: str
+    approach: str  # the other row's label
     exact_match: str  # verdict on test exact match
     mae: str  # verdict on test MAE
     refused: str | None = None  # why neither verdict is given
@@ -82,13 +83,13 @@ def in_range(h: Headline, configs: list[Configuration]) -> InRange:
     for other in others:
         why = refusal([rounding, other])
         if why is not None:
-            against.append(Against(other.approach, "", "", why))
+            against.append(Against(other.label, "", "", why))
             continue
         em = compare(
             rounding.metric("test", "exact_match"), other.metric("test", "exact_match"), True
         )
         mae = compare(rounding.metric("test", "mae"), other.metric("test", "mae"), False)
-        against.append(Against(other.approach, em, mae))
+        against.append(Against(other.label, em, mae))
     return InRange(h.dataset, rounding, against)
 
 
@@ -137,6 +138,8 @@ class Extrapolation:
     dataset: str
     rows: list[tuple[Configuration, Interval]]  # the rows that have the split, table order
     winner: Winner
+    # the rows whose approach has no output outside the training label range (catalogue)
+    confined: tuple[Configuration, ...] = ()
 
 
 def extrapolation(h: Headline) -> Extrapolation | None:
@@ -146,7 +149,8 @@ def extrapolation(h: Headline) -> Extrapolation | None:
     if not rows:
         return None
     column = next(w for w in h.winners if w.column.split == "extrapolate")
-    return Extrapolation(h.dataset, rows, column)
+    confined = tuple(c for c, _ in rows if c.approach in approaches.in_range_only())
+    return Extrapolation(h.dataset, rows, column, confined)
 
 
 @dataclass(frozen=True)

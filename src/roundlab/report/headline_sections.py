@@ -24,6 +24,8 @@ ORACLE_GAP = "gap to oracle (test exact match)"
 NO_SPLIT = "no split"
 NOT_CONVERGED = "not converged"
 DEGENERATE = "degenerate"
+# A reference's row: a deterministic statsmodels fit, no learning rate to choose.
+NOT_TUNED = "— (reference, not tuned)"
 
 
 def _shown(split: str, h: Headline) -> bool:
@@ -54,7 +56,7 @@ def _headline_row(cfg: Configuration, h: Headline) -> tuple[str, ...]:
     cells = [
         _marked(cfg),
         cfg.setting,
-        f"{cfg.learning_rate:g}",
+        NOT_TUNED if cfg.is_reference else f"{cfg.learning_rate:g}",
         cell(cfg.metric(SELECTION_COLUMN.split, SELECTION_COLUMN.metric)),
     ]
     for column in HEADLINE_COLUMNS:
@@ -106,7 +108,8 @@ def headline_blocks(h: Headline) -> list[Block]:
             "Bold: best in its column with an interval that does not overlap the "
             "runner-up's, every row compared converged. Controls, and degenerate rows (test "
             "exact match not above the constant baseline's), do not compete. Not converged: a "
-            "seed's best epoch was the last of the budget." + oracle,
+            "seed's best epoch was the last of the budget. References: classical statsmodels "
+            "fits on the same splits, deterministic and never tuned." + oracle,
         ),
         Bullets(tuple(verdicts)),
     ]

@@ -1,12 +1,13 @@
 """From result files to the rows of the report: configurations over seeds, best settings, winners.
 
-A *configuration* is one (dataset, approach, activation, activation parameters) with all its
-seeds, trained at one learning rate; tuning.py keeps, per configuration, the rate with the best
+A *configuration* is one (dataset, approach, method, activation, activation parameters) with all
+its seeds, trained at one learning rate; tuning.py keeps, per configuration, the rate with the best
 validation score. For each rounding activation the best parameter value is chosen on the
 validation split (highest mean exact match, ties to the lower mean MAE) and reported on the test
 split, so the test numbers never steer the choice. A row is called the best in a column only when
 its confidence interval does not overlap the runner-up's and every row compared converged;
-otherwise the column has no winner.
+otherwise the column has no winner. The classical references (statsmodels fits, roundlab.references)
+are rows like any other, labelled as references: deterministic, they are never tuned.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class Configuration:
     ascending order. ``grid`` holds every learning rate the configuration was trained at (empty
     until tuning.py chose among them); ``rate_at_edge``: the chosen rate is the grid's smallest
     or largest and strictly better on val than the rate next to it, so a better one may lie
-    outside the grid."""
+    outside the grid. ``method``: ``approach.method`` (ordinal: corn, coral)."""
 
     dataset: str
     approach: str
@@ -80,6 +81,7 @@ class Configuration:
     runs: list[RunResult] = field(default_factory=list)
     grid: tuple[float, ...] = ()
     rate_at_edge: bool = False
+    method: str | None = None
 
     @property
     def finished(self) -> list[RunResult]:
@@ -99,13 +101,23 @@ class Configuration:
 
     @property
     def family(self) -> str:
-        """``classification``, ``regression`` or the rounding activation's name."""
-        return self.activation if self.approach == ROUNDING and self.activation else self.approach
+        """``classification``, ``regression``, ``ordinal · corn`` (an approach and its method)
+        or the rounding activation's name."""
+        if self.approach == ROUNDING and self.activation:
+            return self.activation
+        return f"{self.approach} · {self.method}" if self.method else self.approach
+
+    @property
+    def is_reference(self) -> bool:
+        """A classical reference (a statsmodels fit): deterministic, never tuned."""
+        return self.approach in approaches.names() and approaches.get(self.approach).is_reference
 
     @property
     def label(self) -> str:
+        if self.is_reference:
+            return f"{self.approach} (reference)"
         if self.approach != ROUNDING:
-            return self.approach
+            return self.family
         control = " (control)" if self.activation in CONTROLS else ""
         return f"rounding · {self.activation}{control}"
 
@@ -173,10 +185,12 @@ def group(results: list[RunResult]) -> dict[str, list[Configuration]]:
     by_key: dict[tuple, Configuration] = {}
     for r in results:
         params = {k: float(v) for k, v in (r.activation_params or {}).items()}
-        lr = r.key.learning_rate
-        key = (r.dataset, r.approach, r.activation, tuple(sorted(params.items())), lr)
+        lr, method = r.key.learning_rate, r.key.method
+        key = (r.dataset, r.approach, method, r.activation, tuple(sorted(params.items())), lr)
         if key not in by_key:
-            by_key[key] = Configuration(r.dataset, r.approach, r.activation, params, lr)
+            by_key[key] = Configuration(
+                r.dataset, r.approach, r.activation, params, lr, method=method
+            )
         by_key[key].runs.append(r)
     out: dict[str, list[Configuration]] = defaultdict(list)
     for cfg in sorted(by_key.values(), key=_order):
@@ -195,6 +209,7 @@ def _order(cfg: Configuration) -> tuple:
         cfg.dataset,
         rank,
         cfg.approach,
+        cfg.method or "",
         cfg.activation or "",
         tuple(sorted(cfg.params.items())),
         cfg.learning_rate,

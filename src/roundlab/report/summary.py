@@ -3,6 +3,7 @@ question (nothing here is hand-written about the outcome)."""
 
 from __future__ import annotations
 
+from roundlab import approaches
 from roundlab.report import answers
 from roundlab.report.cells import cell
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
@@ -64,7 +65,9 @@ def extrapolation_bullets(headlines: dict[str, Headline]) -> tuple[str, ...]:
         item = answers.extrapolation(h)
         if item is not None:
             values = ", ".join(
-                f"{c.label} {cell(iv, digits=2)}" + (" (degenerate)" if c.degenerate else "")
+                f"{c.label} {cell(iv, digits=2)}"
+                + (" (degenerate)" if c.degenerate else "")
+                + (" (cannot, by construction)" if c in item.confined else "")
                 for c, iv in item.rows
             )
             out.append(f"{dataset}: {values}. {verdict(item.winner)}")
@@ -122,8 +125,8 @@ def summary_blocks(
         Bullets(knob_bullets(answers.knobs(groups))),
         Paragraph(
             "**3. Extrapolation: exact match on labels outside the training "
-            "range** (classification cannot, by construction: it has no output "
-            "for those labels)"
+            f"range** ({', '.join(approaches.in_range_only())} cannot, by construction: "
+            "they have no output for those labels)"
         ),
         Bullets(extrapolation_bullets(headlines)),
     ]

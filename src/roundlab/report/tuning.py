@@ -18,12 +18,18 @@ from roundlab.report.selection import Configuration, selection_key
 
 
 def tune(configs: list[Configuration]) -> list[Configuration]:
-    """One configuration per (dataset, approach, activation, parameters): the learning rate
+    """One configuration per (dataset, approach, method, activation, parameters): the learning rate
     best on val, with ``grid`` set to every rate it was trained at. The order of ``configs`` is
     kept (first appearance of each configuration)."""
     trials: dict[tuple, list[Configuration]] = defaultdict(list)
     for cfg in configs:
-        key = (cfg.dataset, cfg.approach, cfg.activation, tuple(sorted(cfg.params.items())))
+        key = (
+            cfg.dataset,
+            cfg.approach,
+            cfg.method,
+            cfg.activation,
+            tuple(sorted(cfg.params.items())),
+        )
         trials[key].append(cfg)
     tuned = []
     for members in trials.values():

@@ -1,0 +1,89 @@
+"""The headline rows of the ordinal methods, the poisson head and the classical references:
+one row per ordinal method, references labelled and never tuned, and the extrapolation answer
+saying which rows cannot predict outside the training range."""
+
+from __future__ import annotations
+
+import pytest
+from synthetic_results import _run
+
+from roundlab.report import answers, summary
+from roundlab.report.document import Table
+from roundlab.report.headline import headline
+from roundlab.report.headline_sections import NOT_TUNED, headline_blocks
+from roundlab.report.selection import group
+from roundlab.report.tuning import tune
+
+# (approach, method, test exact match): each trained at two learning rates, three seeds.
+ROWS = [
+    ("classification", None, 0.60),
+    ("regression", None, 0.50),
+    ("ordinal", "corn", 0.70),
+    ("ordinal", "coral", 0.65),
+    ("poisson", None, 0.55),
+    ("glm_poisson", None, 0.45),
+    ("ordered_logit", None, 0.58),
+]
+
+
+def runs():
+    out = []
+    for approach, method, em in ROWS:
+        for lr in (1e-3, 1e-2):
+            for seed in (0, 1, 2):
+                r = _run("count", approach, seed, em, 0.4, lr=lr)
+                if method:
+                    r.config["approach"] = {"name": approach, "method": method}
+                out.append(r)
+    return out
+
+
+def count_headline():
+    configs = tune(group(runs())["count"])
+    return headline("count", configs), configs
+
+
+def test_each_ordinal_method_is_a_row_of_its_own_and_references_are_labelled():
+    h, _ = count_headline()
+    assert [c.label for c in h.rows] == [
+        "classification",
+        "regression",
+        "ordinal · coral",
+        "ordinal · corn",
+        "poisson",
+        "glm_poisson (reference)",
+        "ordered_logit (reference)",
+    ]
+    corn = next(c for c in h.rows if c.method == "corn")
+    assert corn.metric("test", "exact_match").mean == pytest.approx(0.70) and len(corn.runs) == 3
+
+
+def test_a_reference_row_shows_no_learning_rate_and_the_baseline_row_stays():
+    h, _ = count_headline()
+    table = next(b for b in headline_blocks(h) if isinstance(b, Table))
+    by_label = {row[0]: row for row in table.rows}
+    assert by_label["glm_poisson (reference)"][2] == NOT_TUNED
+    assert by_label["ordinal · corn"][2] == "0.001"
+    assert "constant baseline (training median)" in by_label
+
+
+def test_the_extrapolation_answer_marks_the_rows_confined_to_the_training_range():
+    h, _ = count_headline()
+    item = answers.extrapolation(h)
+    assert sorted(c.label for c in item.confined) == [
+        "classification",
+        "ordered_logit (reference)",
+        "ordinal · coral",
+        "ordinal · corn",
+    ]
+    (bullet,) = summary.extrapolation_bullets({"count": h})
+    assert "ordinal · corn 0.35" in bullet and bullet.count("(cannot, by construction)") == 4
+
+
+def test_the_in_range_answer_names_each_ordinal_method():
+    r = _run("count", "rounding", 0, 0.6, 0.4, "ste_round")
+    rounding = tune(group([r, *runs()])["count"])
+    against = answers.in_range(headline("count", rounding), rounding).against
+    assert {"ordinal · corn", "ordinal · coral", "glm_poisson (reference)"} <= {
+        a.approach for a in against
+    }
