@@ -115,7 +115,7 @@ def test_an_experiment_compares_with_the_baseline_in_exp_show_metrics_and_plots(
     assert set(regression) >= {"count.exact_match", "count.mae"}
     assert all(v["old"] is not None and v["new"] is not None for v in regression.values())
 
-    plots = _run([dvc, "plots", "diff", "HEAD", EXPERIMENT, "--json"], clone, env)
-    data = json.loads(plots)["data"]
-    revisions = {p["rev"] for sources in data.values() for plot in sources for p in plot["data"]}
-    assert {"HEAD", EXPERIMENT} <= revisions
+    plots = json.loads(_run([dvc, "plots", "diff", "HEAD", EXPERIMENT, "--json"], clone, env))
+    (plot,) = plots["data"]["reports/plots/sweep-count-sigmoid_round.csv"]
+    assert plot["revisions"] == ["HEAD", EXPERIMENT]
+    assert {row["rev"] for row in plot["content"]["data"]["values"]} == {"HEAD", EXPERIMENT}
