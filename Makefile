@@ -8,6 +8,9 @@ BIN    := $(abspath $(VENV))/bin
 # TensorFlow build: cpu (default) or gpu (CUDA wheels, for NVIDIA GPUs).
 TF     ?= cpu
 STAMP  := $(VENV)/.installed-$(TF)
+# Where `make ui` listens (127.0.0.1: this machine only).
+UI_HOST ?= 127.0.0.1
+UI_PORT ?= 5000
 
 # Stage commands of dvc.yaml call `python`: make them find the environment's one.
 export PATH := $(BIN):$(PATH)
@@ -17,7 +20,7 @@ export TF_CPP_MIN_LOG_LEVEL ?= 2
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
-	@echo "  Variables: TF=cpu|gpu (TensorFlow build), PYTHON=$(PYTHON)"
+	@echo "  Variables: TF=cpu|gpu (TensorFlow build), PYTHON=$(PYTHON), UI_HOST, UI_PORT (make ui)"
 
 setup: $(STAMP) ## Create .venv and install roundlab with its dev tools (quick when nothing changed)
 
@@ -51,10 +54,19 @@ bench: setup ## Run the benchmarks under bench/
 	$(BIN)/python bench/stacked_engine.py
 	$(BIN)/python bench/sweep.py
 
-ui: setup ## Browse the runs: mlflow ui on the project's tracking store
-	$(BIN)/mlflow ui --backend-store-uri "$${MLFLOW_TRACKING_URI:-sqlite:///$(CURDIR)/mlflow.db}"
+# One server worker (mlflow starts 4 by default, which took about 46 s to answer on 2 cores) and
+# no job executor (it runs GenAI scoring jobs; browsing runs needs none).
+ui: setup ## Browse the runs: mlflow ui (one worker) on the project's store at http://$(UI_HOST):$(UI_PORT)
+	@url=http://$(UI_HOST):$(UI_PORT); store="$${MLFLOW_TRACKING_URI:-sqlite:///$(CURDIR)/mlflow.db}"; \
+	echo "mlflow ui: starting… $$url (store $$store; Ctrl-C stops it)"; \
+	server=$$$$; ( for i in $$(seq 120); do sleep 1; kill -0 $$server 2>/dev/null || exit 0; \
+	    $(BIN)/python -c "import urllib.request as u; u.urlopen('$$url/health', timeout=1)" \
+	      2>/dev/null && { echo "mlflow ui: up at $$url"; exit 0; }; done ) & \
+	MLFLOW_SERVER_ENABLE_JOB_EXECUTION=$${MLFLOW_SERVER_ENABLE_JOB_EXECUTION:-false} \
+	  exec $(BIN)/mlflow ui --workers 1 --host $(UI_HOST) --port $(UI_PORT) --backend-store-uri "$$store"
 
-clean: ## Remove caches and generated outputs (data/, results/, reports/, multirun/, mlflow.db); keeps .venv
+# reports/metrics and reports/plots stay: git tracks them (DVC compares revisions with them).
+clean: ## Remove caches and generated outputs (data/, results/, reports/ but its metrics and plots, outputs/, multirun/, mlflow.db); keeps .venv
 	rm -rf .pytest_cache .ruff_cache .hypothesis outputs multirun results data mlflow.db mlartifacts
-	find reports -mindepth 1 ! -name .gitkeep -exec rm -rf {} +
+	find reports -mindepth 1 -maxdepth 1 ! -name .gitkeep ! -name metrics ! -name plots -exec rm -rf {} +
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -exec rm -rf {} +

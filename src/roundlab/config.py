@@ -30,12 +30,31 @@ LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
 
 
+def default_results_dir() -> str:
+    """Where a run started without ``results_dir=`` writes its result file: ``results/`` in its
+    own Hydra output directory, ``outputs/<date>/<time>/results`` for a run and
+    ``multirun/<date>/<time>/results`` for every job of a ``-m`` sweep (one tree, as the report
+    reads it). The pipeline's results/ is the sweep stage's DVC output: only
+    ``python -m roundlab.sweep`` writes there, and it passes ``results_dir=`` explicitly.
+    Outside a Hydra app (:func:`compose` in scripts) there is no output directory:
+    ``<root>/outputs/results``."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized():
+        return str(paths.project_root() / "outputs" / "results")
+    hydra_cfg = HydraConfig.get()
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    # runtime.output_dir is set once the job runs; `--cfg job` resolves before that
+    run_dir = OmegaConf.select(hydra_cfg, "runtime.output_dir", default=hydra_cfg.run.dir)
+    base = hydra_cfg.sweep.dir if multirun else run_dir
+    return str(Path(base).absolute() / "results")
+
+
 # ${roundlab.results_dir:} and ${roundlab.tracking_uri:} in conf/: the project's defaults,
 # computed when the config is resolved (in the job, so $MLFLOW_TRACKING_URI and $ROUNDLAB_ROOT
 # of the job's environment count). Registered on import: joblib workers resolve configs too.
-OmegaConf.register_new_resolver(
-    "roundlab.results_dir", lambda: str(paths.results_dir()), replace=True
-)
+OmegaConf.register_new_resolver("roundlab.results_dir", default_results_dir, replace=True)
 OmegaConf.register_new_resolver("roundlab.tracking_uri", paths.default_tracking_uri, replace=True)
 
 

@@ -170,6 +170,8 @@ def _training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
 
     out = []
     for job in jobs:
+        # As run_job will: the default results_dir is read from this multirun's Hydra config.
+        HydraConfig.instance().set_config(job)
         cfg = job.copy()
         with open_dict(cfg):
             del cfg["hydra"]

@@ -1,11 +1,12 @@
-"""The DVC ``sweep`` stage: run the active profile of params.yaml as Hydra multiruns.
+"""The DVC ``sweep`` stage: run the active profile of profiles.yaml as Hydra multiruns.
 
-``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) and
-``profiles.<name>`` from params.yaml and runs the grid datasets × approaches × activation
-parameters × learning rates × seeds through ``python -m roundlab.train -m``: one multirun for
-the approaches without a rounding activation, one for the parameterless rounding activations,
-and one per activation with a parameter, each over every dataset, learning rate and seed of the
-profile. Few multiruns means few processes, and each process pays TensorFlow's import once.
+``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) from
+params.yaml and the profile of that name from profiles.yaml beside it, and runs the grid
+datasets × approaches × activation parameters × learning rates × seeds through
+``python -m roundlab.train -m``: one multirun for the approaches without a rounding activation,
+one for the parameterless rounding activations, and one per activation with a parameter, each
+over every dataset, learning rate and seed of the profile. Few multiruns means few processes,
+and each process pays TensorFlow's import once.
 
 Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
 of piling up timestamped directories) and every job writes its result file under ``results/``,
@@ -46,6 +47,10 @@ from roundlab import interruption, paths, resume
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 
 MANIFEST = paths.SWEEP_MANIFEST
+# The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
+# params.yaml but only the tracked keys of another params file, so the table holds the grids
+# of the profiles that ran, not of every profile.
+PROFILES_FILE = "profiles.yaml"
 LOG = "_sweep_log.yaml"
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
 # The approach whose runs vary by output activation: the profile's `activations` are its runs.
@@ -68,7 +73,7 @@ PROFILE_KEYS = {
 
 @dataclass(frozen=True)
 class Profile:
-    """One entry of ``profiles`` in params.yaml.
+    """One entry of profiles.yaml (docs/params.md describes the keys).
 
     ``activations`` maps a rounding activation to the values of its parameter, or to None for
     one without a parameter; ``learning_rates`` is the grid every configuration is trained at
@@ -97,13 +102,16 @@ class Profile:
 
 
 def load_profile(params_file: Path, name: str | None = None) -> Profile:
-    """The profile ``name`` (default: params.yaml's ``profile``), checked."""
+    """The profile ``name`` (default: params.yaml's ``profile``) from the profiles file beside
+    ``params_file`` (:data:`PROFILES_FILE`), checked."""
     params = yaml.safe_load(Path(params_file).read_text()) or {}
     name = name or params.get("profile")
-    profiles = params.get("profiles") or {}
+    profiles_file = Path(params_file).with_name(PROFILES_FILE)
+    profiles = yaml.safe_load(profiles_file.read_text()) if profiles_file.is_file() else None
+    profiles = profiles or {}
     if name not in profiles:
         raise ValueError(
-            f"profile must name an entry of `profiles` in {params_file} ({sorted(profiles)}). "
+            f"profile must name an entry of {profiles_file} ({sorted(profiles)}). "
             f"Received: profile={name!r}"
         )
     return parse_profile(name, profiles[name], known_datasets=params.get("datasets"))
@@ -481,7 +489,7 @@ def _parser() -> argparse.ArgumentParser:
         "--params",
         type=Path,
         default=None,
-        help="params file (default: <project root>/params.yaml)",
+        help="params file (default: <project root>/params.yaml); profiles.yaml beside it",
     )
     parser.add_argument(
         "--profile", default=None, help="profile to run (default: params.yaml `profile`)"

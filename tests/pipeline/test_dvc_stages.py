@@ -79,7 +79,27 @@ def test_report_stage_does_not_depend_on_training_code():
 
 
 def test_sweep_tracks_only_the_active_profile():
-    assert _stage("sweep")["params"] == ["profile", "profiles.${profile}"]
+    assert _stage("sweep")["params"] == ["profile", {"profiles.yaml": ["${profile}"]}]
+
+
+def test_params_yaml_holds_only_the_profile_name_and_the_generated_datasets():
+    # `dvc exp show` prints every key of params.yaml as a column: the profiles live apart
+    assert set(yaml.safe_load((ROOT / "params.yaml").read_text())) == {"profile", "datasets"}
+
+
+def test_generate_stages_track_their_config_as_a_file_not_as_params():
+    generate = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["generate"]["do"]
+    assert "params" not in generate
+    assert "conf/dataset/${item}.yaml" in generate["deps"]
+
+
+def test_sweep_depends_on_the_data_of_the_profiles_datasets_and_no_other():
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    profiles = yaml.safe_load((ROOT / "profiles.yaml").read_text())
+    trained = {d for p in profiles.values() for d in p["datasets"]}
+    data_deps = {d for d in _stage("sweep")["deps"] if d.split("/")[0] == "data"}
+    assert data_deps == {f"data/{d}" for d in trained}
+    assert trained <= set(params["datasets"])  # each has its generate stage
 
 
 def test_dvc_keeps_finished_results_for_a_resumed_sweep():

@@ -22,7 +22,8 @@ SMALL = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
 
 
 def _project(tmp_path: Path, **profile) -> Path:
-    """A project root holding params.yaml with the profile ``p`` (2 epochs, small data)."""
+    """A project root whose params.yaml names the profile ``p`` of its profiles.yaml (2 epochs,
+    small data)."""
     base = {
         "datasets": ["count"],
         "seeds": [0, 1, 2],
@@ -31,8 +32,8 @@ def _project(tmp_path: Path, **profile) -> Path:
         "dataset_overrides": {"count": SMALL},
         "tracking": False,
     }
-    params = {"datasets": ["count"], "profile": "p", "profiles": {"p": {**base, **profile}}}
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"datasets": ["count"], "profile": "p"}))
+    (tmp_path / "profiles.yaml").write_text(yaml.safe_dump({"p": {**base, **profile}}))
     (tmp_path / "dvc.yaml").write_text("stages: {}\n")
     return tmp_path
 
@@ -117,10 +118,10 @@ def test_sigterm_to_the_sweep_reaches_its_multirun_which_records_its_runs_killed
     """A scheduler signals only the sweep's process: the sweep passes SIGTERM on to the running
     multirun, whose runs end KILLED, and exits 143 with one line."""
     root = _project(tmp_path, launcher="basic", approaches=["regression"])
-    profile = yaml.safe_load((root / "params.yaml").read_text())
-    profile["profiles"]["p"]["overrides"][0] = "trainer.epochs=100000"
-    profile["profiles"]["p"]["overrides"].append("trainer.early_stopping.enabled=false")
-    (root / "params.yaml").write_text(yaml.safe_dump(profile))
+    profiles = yaml.safe_load((root / "profiles.yaml").read_text())
+    profiles["p"]["overrides"][0] = "trainer.epochs=100000"
+    profiles["p"]["overrides"].append("trainer.early_stopping.enabled=false")
+    (root / "profiles.yaml").write_text(yaml.safe_dump(profiles))
     proc = _sweep(root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     job = root / "multirun" / "approaches" / "0"

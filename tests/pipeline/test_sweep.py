@@ -1,4 +1,4 @@
-"""The sweep plan from params.yaml profiles: what runs, where results land, what is refused."""
+"""The sweep plan from profiles.yaml: what runs, where results land, what is refused."""
 
 from pathlib import Path
 
@@ -226,10 +226,8 @@ def test_tiny_profile_stays_tiny_and_still_has_a_failure_a_sweep_and_a_rate_choi
 
 def test_a_bad_profile_is_one_line_naming_key_and_value(tmp_path, capsys):
     params = tmp_path / "params.yaml"
-    params.write_text(
-        "profile: p\nprofiles:\n  p: {datasets: [count], seeds: [0], launcher: slurm}\n"
-        "datasets: [count]\n"
-    )
+    params.write_text("profile: p\ndatasets: [count]\n")
+    (tmp_path / "profiles.yaml").write_text("p: {datasets: [count], seeds: [0], launcher: slurm}\n")
     assert sweep.main(["--params", str(params), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
