@@ -27,7 +27,16 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import approaches, callbacks, config, guards, interruption, paths, resume  # noqa: E402
+from roundlab import (  # noqa: E402
+    approaches,
+    callbacks,
+    config,
+    guards,
+    interruption,
+    models,
+    paths,
+    resume,
+)
 from roundlab.approaches.head import Approach  # noqa: E402
 from roundlab.data import Dataset  # noqa: E402
 from roundlab.engine import session  # noqa: E402
@@ -56,9 +65,10 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     dataset = load_dataset(cfg)
     approach = approaches.build(cfg, dataset.train.y)
     guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
-    record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir)
+    record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir, dataset)
     with record.capture() as result:
-        fit_and_evaluate(cfg, dataset, approach, result)
+        network = fit_and_evaluate(cfg, dataset, approach, result, by_hand=sweep_dir is None)
+        record.keep(network.model)
     resume.stamp(record.result, cfg)
     return record.close()
 
@@ -78,19 +88,26 @@ def load_dataset(cfg: DictConfig) -> Dataset:
     return dataset
 
 
-def fit_and_evaluate(cfg: DictConfig, dataset: Dataset, approach: Approach, result: RunResult):
-    """Train with Keras ``fit`` and fill ``result`` with the history, epochs and scores."""
-    from roundlab import evaluation, models
+def fit_and_evaluate(
+    cfg: DictConfig, dataset: Dataset, approach: Approach, result: RunResult, by_hand: bool = False
+) -> models.Network:
+    """Train with Keras ``fit``, fill ``result`` with the history, epochs and scores and return
+    the trained network; ``by_hand`` (not a sweep's job) logs one line per epoch."""
+    from roundlab import evaluation
     from roundlab.engine import single
+    from roundlab.engine.epoch_log import EpochLog
 
     x = evaluation.standardized_features(dataset, cfg.trainer.standardize_features)
     y = evaluation.labels(dataset)
     network = models.build_mlp(dataset.n_features, cfg.model, approach)
     jit = config.jit_enabled(cfg, network.supports_jit)
     log.info("XLA compilation %s", "on" if jit else "off")
-    fitted = single.fit(network, approach, x, y, cfg.trainer, config.early_stopping(cfg), jit)
+    stopping = config.early_stopping(cfg)
+    shown = [EpochLog(cfg.trainer.epochs)] if by_hand else []
+    fitted = single.fit(network, approach, x, y, cfg.trainer, stopping, jit, shown)
     result.engine = {"name": "single", "jit_compile": jit}
     evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
+    return network
 
 
 def resolved(cfg: DictConfig) -> DictConfig:
