@@ -6,3 +6,8 @@ training, tracking and report modules that use them.
 """
 
 __version__ = "0.1.0"
+
+from roundlab import keras_objects  # noqa: E402
+
+# Saved models load with plain keras.saving.load_model once roundlab is imported.
+keras_objects.install()

@@ -1,9 +1,11 @@
 """The multirun's bookkeeping: each job leaves a status file in its output directory, and a
 Hydra callback (registered in conf/config.yaml under ``hydra.callbacks``) checks the tracking
 server and starts the sweep's MLflow bookkeeping before the first job (:func:`begin_tracking`),
-and at the end prints one line, ``sweep: N succeeded, M failed (k of them reused)``, closes the
-sweep's MLflow parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not
-finish.
+after every job prints the sweep's progress (:mod:`roundlab.progress`: jobs done of planned,
+failures, ETA; left to ``roundlab.sweep`` when it runs the multirun, as it reports its whole
+plan), and at the end prints one line, ``sweep: N succeeded, M failed (k of them reused)``,
+closes the sweep's MLflow parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job
+did not finish.
 
 Status files, not in-memory state, because joblib and SLURM jobs run in other processes. A job
 directory of this sweep without a status file (a job killed before it could write one) counts
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from roundlab import resume
+from roundlab.progress import QUIET_ENV, Progress
 from roundlab.results import FAILED, FINISHED
 
 log = logging.getLogger(__name__)
@@ -54,17 +58,45 @@ def job_statuses(sweep_dir: Path, since: float = 0.0) -> list[dict[str, Any]]:
     return records
 
 
+def finished_jobs(sweep_dir: Path) -> tuple[int, int]:
+    """``(done, failed)``: the jobs that left a status file so far (running jobs have none)."""
+    records = [json.loads(p.read_text()) for p in Path(sweep_dir).rglob(STATUS_FILE)]
+    return len(records), sum(r["status"] != FINISHED for r in records)
+
+
+def planned_jobs(config: DictConfig) -> int | None:
+    """How many jobs the basic sweeper makes of the task overrides (the product of the sweep
+    values); None when they do not parse as such."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(list(config.hydra.overrides.task))
+        batches = BasicSweeper.split_arguments(parsed, None)
+    except Exception:  # another sweeper's syntax: no total to show
+        return None
+    return sum(len(batch) for batch in batches)
+
+
 class SweepSummary(Callback):
     def __init__(self) -> None:
         self._start = 0.0
+        self._progress: Progress | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         # File times can be coarser than time.time(): a second of slack.
         self._start = time.time() - 1.0
         for stale in Path(config.hydra.sweep.dir).rglob(STATUS_FILE):
             stale.unlink()  # from an earlier sweep into the same directory
+        total = planned_jobs(config)
+        if total and not os.environ.get(QUIET_ENV):
+            self._progress = Progress(total, "multirun")
         if config.tracking.enabled:
             begin_tracking(config.tracking, Path(config.hydra.sweep.dir).absolute())
+
+    def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
+        if self._progress is not None:
+            self._progress.update(*finished_jobs(Path(config.hydra.sweep.dir)))
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)

@@ -28,6 +28,7 @@ from roundlab.tracking_server import ON_UNREACHABLE
 
 LOSSES = ("mse", "huber")
 JIT_CHOICES = ("auto", "true", "false")
+LOG_MODELS_CHOICES = ("auto", "true", "false")
 
 
 def default_results_dir() -> str:
@@ -134,6 +135,9 @@ class TrackingConfig:
     # given explicitly ($MLFLOW_TRACKING_URI or tracking.uri), warn otherwise.
     on_unreachable: str = "auto"
     connect_timeout_s: float = 3.0
+    # Log each finished run's model to MLflow (roundlab.mlflow_model); auto: for single runs,
+    # not for a multirun's jobs (their .keras files are saved beside their result files anyway).
+    log_models: str = "auto"
 
 
 @dataclass
@@ -293,6 +297,12 @@ def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
             tr.connect_timeout_s,
             tr.connect_timeout_s > 0,
             "must be > 0",
+        ),
+        (
+            "tracking.log_models",
+            tr.log_models,
+            str(tr.log_models).lower() in LOG_MODELS_CHOICES,
+            f"must be one of {list(LOG_MODELS_CHOICES)}",
         ),
         (
             "approach.max_classes",

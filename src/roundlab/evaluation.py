@@ -4,6 +4,7 @@ fraction of training examples whose output gradient is exactly zero."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,16 +19,33 @@ from roundlab.results import RunResult
 Forward = Callable[[np.ndarray], np.ndarray]  # features -> model output, inference mode
 
 
+@dataclass(frozen=True)
+class Standardization:
+    """``z = (x - mean) / std`` per feature, in float32: the training split's mean and standard
+    deviation (a constant feature keeps std 1 instead of turning into NaN); None when off."""
+
+    mean: np.ndarray | None = None
+    std: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, train_x: np.ndarray, standardize: bool) -> Standardization:
+        if not standardize:
+            return cls()
+        x = train_x.astype(np.float32)
+        std = x.std(axis=0)
+        std[std == 0] = 1.0
+        return cls(x.mean(axis=0), std)
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        x = x.astype(np.float32)
+        return x if self.mean is None else (x - self.mean) / self.std
+
+
 def standardized_features(dataset: Dataset, standardize: bool) -> dict[str, np.ndarray]:
     """Each split's features as float32, standardised with the training split's mean and std
-    when ``standardize``."""
-    xs = {name: split.x.astype(np.float32) for name, split in dataset.splits.items()}
-    if not standardize:
-        return xs
-    mean = xs["train"].mean(axis=0)
-    std = xs["train"].std(axis=0)
-    std[std == 0] = 1.0  # a constant feature stays constant instead of turning into NaN
-    return {name: (x - mean) / std for name, x in xs.items()}
+    when ``standardize`` (:class:`Standardization`)."""
+    scale = Standardization.of(dataset.train.x, standardize)
+    return {name: scale.apply(split.x) for name, split in dataset.splits.items()}
 
 
 def labels(dataset: Dataset) -> dict[str, np.ndarray]:

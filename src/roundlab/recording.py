@@ -9,10 +9,12 @@ import logging
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
 from roundlab import results, tracking_server
+from roundlab.data import Dataset
 from roundlab.engine.outcome import TrainingFailed
 from roundlab.interruption import Interrupted
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
@@ -25,10 +27,15 @@ log = logging.getLogger("roundlab.train")
 class Recording:
     """One run's record from its start: ``result`` is filled by training and written, with its
     MLflow run ended, by :meth:`close`. ``sweep_dir`` makes the MLflow run a child of that
-    sweep's parent run."""
+    sweep's parent run; ``dataset``, the run's data, is its MLflow dataset input."""
 
     def __init__(
-        self, cfg: DictConfig, key: RunKey, device: str | None, sweep_dir: Path | None = None
+        self,
+        cfg: DictConfig,
+        key: RunKey,
+        device: str | None,
+        sweep_dir: Path | None = None,
+        dataset: Dataset | None = None,
     ) -> None:
         self.cfg = cfg
         self.key = key
@@ -45,6 +52,8 @@ class Recording:
             versions=package_versions(),
             device=device,
         )
+        self.dataset = dataset
+        self.model: Any = None  # the trained keras.Model, once training has finished
         self.tracker = None
         if tracking_server.usable(cfg.tracking):
             from roundlab import tracking
@@ -55,8 +64,11 @@ class Recording:
                 run_name=key.run_name,
                 sweep_dir=sweep_dir,
                 tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
+                log_models=_log_models(cfg.tracking.log_models, sweep_dir),
             )
-            self.tracker.log_params(self.result.config)
+            self.tracker.log_params(tracking.run_params(self.result.config))
+            if dataset is not None:
+                self.tracker.log_dataset(dataset)
             self.result.mlflow_run_id = self.tracker.run_id
 
     @contextlib.contextmanager
@@ -76,17 +88,25 @@ class Recording:
             log.exception("training crashed")
             self.fail(f"{type(err).__name__}: {err}")
 
+    def keep(self, model: Any) -> None:
+        """The trained network: :meth:`close` saves the model of a finished run beside its
+        result file (:mod:`roundlab.saved_models`), with what predicting needs from the run's
+        ``dataset``."""
+        self.model = model
+
     def fail(self, reason: str) -> None:
         self.result.status, self.result.error = FAILED, reason
 
     def close(self) -> RunResult:
-        """Write the result file, end the MLflow run, log one line."""
+        """Save a finished run's model, write the result file, end the MLflow run, log one
+        line."""
         result = self.result
-        result.duration_s = time.perf_counter() - self.started
         _warn_if_replacing_another_setup(self.path, result)
+        model_file = self._save_model()
+        result.duration_s = time.perf_counter() - self.started
         results.write(result, self.path)
         if self.tracker is not None:
-            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path)
+            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path, model_file)
         if result.ok:
             log.info(
                 "%s FINISHED in %.1fs: val %s", self.path, result.duration_s, result.metrics["val"]
@@ -94,6 +114,27 @@ class Recording:
         else:
             log.warning("%s %s: %s", self.path, result.status, result.error)
         return result
+
+    def _save_model(self) -> Path | None:
+        """A finished run's model file, its card in the result; a model an earlier run left at
+        this path is removed when this run saves none (failed, killed)."""
+        from roundlab import saved_models
+        from roundlab.evaluation import Standardization
+
+        stale = saved_models.model_path(self.path)
+        if self.model is None or self.dataset is None or not self.result.ok:
+            stale.unlink(missing_ok=True)
+            return None
+        path = saved_models.save(self.model, self.path)
+        scale = Standardization.of(self.dataset.train.x, self.cfg.trainer.standardize_features)
+        self.result.model = saved_models.ModelCard.of(path.name, self.dataset, scale).to_dict()
+        return path
+
+
+def _log_models(setting: str, sweep_dir: Path | None) -> bool:
+    """``tracking.log_models``: auto logs the models of single runs, not of a sweep's jobs."""
+    setting = str(setting).lower()  # true and false on the command line arrive as booleans
+    return sweep_dir is None if setting == "auto" else setting == "true"
 
 
 def _warn_if_replacing_another_setup(path: Path, result: RunResult) -> None:

@@ -21,7 +21,7 @@ from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 # 2 added best_epoch, epochs_run, converged and engine; version 1 files read with those unset.
 # 3 added oracle; older files read with it empty. fingerprint and deterministic_failure came
 # later within 3: a file without a fingerprint is read with None and never reused by a resumed
-# sweep.
+# sweep; so did model (roundlab.saved_models.ModelCard), empty in older files.
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, FORMAT_VERSION)
 FINISHED = "FINISHED"
@@ -73,6 +73,8 @@ class RunResult:
     fingerprint: str | None = None
     # FAILED for a reason the same fingerprint fails with again (roundlab.resume)
     deterministic_failure: bool = False
+    # A finished run's saved model and what predicting needs (roundlab.saved_models.ModelCard)
+    model: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self) -> None:

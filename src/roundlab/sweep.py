@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,10 @@ import yaml
 
 from roundlab import approaches as approach_catalogue
 from roundlab import interruption, paths, resume
+from roundlab.callbacks import finished_jobs
+from roundlab.progress import QUIET_ENV, Progress
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
+from roundlab.tracking import PROFILE_ENV
 
 MANIFEST = paths.SWEEP_MANIFEST
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
@@ -52,6 +56,7 @@ MANIFEST = paths.SWEEP_MANIFEST
 # of the profiles that ran, not of every profile.
 PROFILES_FILE = "profiles.yaml"
 LOG = "_sweep_log.yaml"
+PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multirun's finished jobs
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
 # The approach whose runs vary by output activation: the profile's `activations` are its runs.
 LAUNCHERS = ("vectorized", "basic", "joblib")
@@ -383,10 +388,13 @@ def command(
 
 
 def environment(profile: Profile) -> dict[str, str]:
-    """The jobs' environment: quiet TensorFlow, and with parallel jobs one thread pool share
-    each, because two jobs with a pool the size of the machine fight over the same cores."""
+    """The jobs' environment: quiet TensorFlow, the profile (an MLflow tag of every run), the
+    progress left to the sweep, and with parallel jobs one thread pool share each, because two
+    jobs with a pool the size of the machine fight over the same cores."""
     env = dict(os.environ)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env[PROFILE_ENV] = profile.name
+    env[QUIET_ENV] = "1"
     if profile.jobs > 1:
         threads = str(max(1, (os.cpu_count() or 1) // profile.jobs))
         env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
@@ -409,14 +417,20 @@ def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> l
     return removed
 
 
-def _run_multirun(cmd: list[str], env: dict[str, str]) -> int:
-    """Run one multirun and return its exit code. SIGINT or SIGTERM to the sweep is passed on
-    to it (a scheduler signals only the sweep's process), so its runs are recorded KILLED
-    before the sweep stops with Interrupted."""
+def _run_multirun(
+    cmd: list[str], env: dict[str, str], report: Callable[[], None] = lambda: None
+) -> int:
+    """Run one multirun and return its exit code, calling ``report`` every few seconds while it
+    runs. SIGINT or SIGTERM to the sweep is passed on to it (a scheduler signals only the
+    sweep's process), so its runs are recorded KILLED before the sweep stops with Interrupted."""
     child = subprocess.Popen(cmd, env=env)
     try:
         with interruption.interruptible():
-            return child.wait()
+            while True:
+                try:
+                    return child.wait(timeout=PROGRESS_EVERY_S)
+                except subprocess.TimeoutExpired:
+                    report()
     except interruption.Interrupted as err:
         child.send_signal(err.signum)
         child.wait()
@@ -438,11 +452,20 @@ def run(
     env = environment(profile)
     started = time.perf_counter()
     log, broken = [], []
+    progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
+    before = (0, 0)  # (done, failed) in the multiruns that ended
     for m in multiruns:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
         t0 = time.perf_counter()
-        code = _run_multirun(cmd, env)
+
+        def report(family: Path = sweep_root / m.family, base: tuple[int, int] = before) -> None:
+            done, failed = finished_jobs(family)
+            progress.update(base[0] + done, base[1] + failed)
+
+        code = _run_multirun(cmd, env, report)
+        report()
+        before = progress.last or before
         log.append(
             {
                 "family": m.family,
@@ -462,6 +485,7 @@ def run(
     ]
     manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
     (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
+    progress.close()
     wall = round(time.perf_counter() - started, 1)
     (sweep_root / LOG).write_text(
         yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)

@@ -13,10 +13,23 @@ closes the parents when the sweep ends. Every run carries the host and process i
 (``roundlab.host``, ``roundlab.pid``), so a run left RUNNING by a killed process can be told
 from a live one (:mod:`roundlab.stale_runs`).
 
-Params are the flattened resolved config; metrics are the per-epoch history (step = epoch), the
-final ``<split>/<metric>`` and ``baseline/<split>/<metric>``; artifacts are the resolved config
-(``config.yaml``), the history (``history.csv``) and the result file. A failed run ends with
-status FAILED (KILLED when interrupted) and its reason in the tag ``roundlab.error``.
+Params (:func:`run_params`) compare across runs: the flattened resolved config without the
+parts a run does not use (the ``activation`` group outside approach=rounding, ``trainer.loss``
+outside regression, ``trainer.huber_delta`` without the Huber loss, the early-stopping rule when
+it is off), plus ``knob.name`` and ``knob.value`` for the output activation's parameter (beside
+its own key, e.g. ``activation.steepness``), so one column compares steepness, width, alpha and
+sigma runs. Metrics have one name each, ``<split>/<metric>`` (split in train, val, test,
+extrapolate): the per-epoch history at steps 0..n-1 (Keras ``loss`` is ``train/loss``,
+``val_exact_match`` is ``val/exact_match``), the final evaluation of the kept weights at step n
+(n = epochs run), so the latest value is the result file's; ``baseline/<split>/<metric>`` is the
+constant predictor. The training split is logged as the run's dataset input (name, digest =
+the first 32 hex digits of the SHA-256 of the data's meta.json, source = its data directory).
+Tags: ``mlflow.source.git.commit`` (the project's checkout), ``roundlab.profile`` (the sweep's
+profile, from ``$ROUNDLAB_PROFILE``), ``roundlab.result_file`` and the run description
+(``mlflow.note.content``) naming the result file and the saved model. Artifacts are the resolved
+config (``config.yaml``), the history (``history.csv``), the result file and, with
+``tracking.log_models``, the model (:mod:`roundlab.mlflow_model`). A failed run ends with status
+FAILED (KILLED when interrupted) and its reason in the tag ``roundlab.error``.
 
 Everything goes through an explicit ``MlflowClient`` (no fluent global state shared by the jobs
 of one process, and no ``mlflow.tensorflow.autolog``, which needs TensorBoard). The store is
@@ -26,11 +39,15 @@ store the artifacts go to ``mlartifacts/`` beside the database, not into the wor
 
 from __future__ import annotations
 
+import copy
 import csv
+import functools
+import hashlib
 import json
 import logging
 import os
 import socket
+import subprocess
 import tempfile
 import time
 import uuid
@@ -57,6 +74,14 @@ SWEEP_ID_FILE = ".roundlab-sweep.json"
 JOB_COUNTS = {"FINISHED": "jobs_finished", "FAILED": "jobs_failed", "KILLED": "jobs_killed"}
 MAX_PARAM = 6000  # MLflow's limit on a param value
 MAX_TAG = 8000
+GIT_COMMIT_TAG = "mlflow.source.git.commit"
+NOTE_TAG = "mlflow.note.content"
+PROFILE_TAG = "roundlab.profile"
+# Set by roundlab.sweep for its multiruns: the profile the runs belong to.
+PROFILE_ENV = "ROUNDLAB_PROFILE"
+DIGEST_LENGTH = 32  # MLflow stores at most 36 characters of a dataset digest
+# The approaches that read trainer.loss (and, with the Huber loss, trainer.huber_delta).
+TRAINER_LOSS_USERS = ("regression",)
 
 
 def quiet() -> None:
@@ -65,6 +90,7 @@ def quiet() -> None:
     After importing mlflow, which sets its own logger's level when imported."""
     import mlflow  # noqa: F401
 
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")  # no bars in logs
     for name in ("mlflow", "alembic", "sqlalchemy"):
         logging.getLogger(name).setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", module=r"mlflow\..*")
@@ -194,6 +220,77 @@ def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") ->
         mlflow_client.set_terminated(run_id, status)
 
 
+def run_params(config: dict[str, Any]) -> dict[str, Any]:
+    """The params a run logs: its flattened resolved config without the parts it does not use,
+    plus ``knob.name``/``knob.value`` (see the module docstring)."""
+    from roundlab import activations, approaches
+
+    tree = copy.deepcopy(config)
+    approach = tree["approach"]["name"]
+    trainer = tree.get("trainer", {})
+    if not approaches.get(approach).uses_activation:
+        tree.pop("activation", None)
+    if approach not in TRAINER_LOSS_USERS or trainer.get("loss") != "huber":
+        trainer.pop("huber_delta", None)
+    if approach not in TRAINER_LOSS_USERS:
+        trainer.pop("loss", None)
+    stopping = trainer.get("early_stopping") or {}
+    if stopping and not stopping.get("enabled"):
+        trainer["early_stopping"] = {"enabled": False}
+    params = flatten(tree)
+    activation = tree.get("activation")
+    knob = activations.spec(activation["name"]).param if activation else None
+    if knob is not None:
+        params["knob.name"], params["knob.value"] = knob, activation[knob]
+    return params
+
+
+def metric_name(history_key: str) -> str:
+    """A Keras history key as its ``<split>/<metric>`` name: ``val_mae`` -> ``val/mae``,
+    ``loss`` -> ``train/loss``."""
+    if history_key.startswith("val_"):
+        return f"val/{history_key[len('val_') :]}"
+    return f"train/{history_key}"
+
+
+def data_digest(meta: dict[str, Any]) -> str:
+    canonical = json.dumps(meta, sort_keys=True).encode()
+    return hashlib.sha256(canonical).hexdigest()[:DIGEST_LENGTH]
+
+
+@functools.cache
+def git_commit() -> str | None:
+    """The project checkout's commit, or None outside a git checkout."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", str(paths.project_root()), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found.stdout.strip() or None
+
+
+def origin_tags() -> dict[str, str]:
+    """Where a run comes from: the git commit and the sweep's profile, where known."""
+    found = {GIT_COMMIT_TAG: git_commit(), PROFILE_TAG: os.environ.get(PROFILE_ENV)}
+    return {k: v for k, v in found.items() if v}
+
+
+def description(result_file: Path, model_file: Path | None) -> str:
+    """The run's description: its result file and, for a finished run, its model."""
+    lines = [f"Result file: `{result_file}`"]
+    if model_file is not None:
+        lines += [
+            f"Model: `{model_file}`",
+            f"Predict: `python -m roundlab.predict {result_file} --input data.csv`",
+        ]
+    return "\n\n".join(lines)
+
+
 class RunTracker:
     """One training run in MLflow. A tracking error is logged and switches tracking off for the
     run instead of failing it: the result file, not MLflow, is the record the report reads."""
@@ -205,13 +302,15 @@ class RunTracker:
         run_name: str,
         sweep_dir: Path | None = None,
         tags: dict[str, str] | None = None,
+        log_models: bool = True,
     ) -> None:
         self.run_id: str | None = None
+        self.log_models = log_models
         self._client = None
         try:
             self._client = client(uri)
             exp_id = experiment_id(self._client, experiment)
-            tags = {**(tags or {}), **owner()}
+            tags = {**(tags or {}), **owner(), **origin_tags()}
             if sweep_dir is not None:
                 tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
                 tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
@@ -224,10 +323,11 @@ class RunTracker:
     def active(self) -> bool:
         return self.run_id is not None
 
-    def log_params(self, config: dict[str, Any]) -> None:
+    def log_params(self, flat: dict[str, Any]) -> None:
+        """Log ``flat`` (name -> value, e.g. :func:`run_params`) as the run's params."""
         from mlflow.entities import Param
 
-        params = [Param(k, str(v)[:MAX_PARAM]) for k, v in flatten(config).items()]
+        params = [Param(k, str(v)[:MAX_PARAM]) for k, v in flat.items()]
         self._guard(
             lambda: [
                 self._client.log_batch(self.run_id, params=params[i : i + 100])
@@ -235,49 +335,63 @@ class RunTracker:
             ]
         )
 
+    def log_dataset(self, dataset: Any) -> None:
+        """The training split as the run's dataset input (context ``train``)."""
+        self._guard(lambda: self._log_dataset(dataset))
+
+    def _log_dataset(self, dataset: Any) -> None:
+        import mlflow.data
+        from mlflow.entities import DatasetInput, InputTag
+        from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
+
+        logged = mlflow.data.from_numpy(
+            dataset.train.x,
+            source=str(paths.data_dir() / dataset.name),
+            targets=dataset.train.y,
+            name=dataset.name,
+            digest=data_digest(dataset.meta),
+        )
+        context = InputTag(MLFLOW_DATASET_CONTEXT, "train")
+        entry = DatasetInput(logged._to_mlflow_entity(), tags=[context])
+        self._client.log_inputs(self.run_id, datasets=[entry])
+
     def set_tag(self, key: str, value: str) -> None:
         self._guard(lambda: self._client.set_tag(self.run_id, key, value))
 
-    def finish(self, result: Any, config_yaml: str, result_file: Path) -> None:
-        """Log metrics, tags and artifacts of the finished or failed run, then end it."""
-        self._guard(lambda: self._finish(result, config_yaml, result_file))
+    def finish(
+        self, result: Any, config_yaml: str, result_file: Path, model_file: Path | None = None
+    ) -> None:
+        """Log metrics, tags and artifacts of the finished or failed run (with ``model_file``,
+        its model too, when :attr:`log_models`), then end it."""
+        self._guard(lambda: self._finish(result, config_yaml, result_file, model_file))
 
-    def _finish(self, result: Any, config_yaml: str, result_file: Path) -> None:
-        from mlflow.entities import Metric
-
-        now = _now_ms()
-        metrics = [
-            Metric(key, float(value), now, epoch)
-            for key, values in result.history.items()
-            for epoch, value in enumerate(values)
-            if value is not None
-        ]
-        for prefix, table in (("", result.metrics), ("baseline/", result.baseline)):
-            for split, values in table.items():
-                metrics += [
-                    Metric(f"{prefix}{split}/{k}", float(v), now, 0) for k, v in values.items()
-                ]
-        for key in ("zero_grad_fraction", "duration_s", "best_epoch", "epochs_run"):
-            if getattr(result, key) is not None:
-                metrics.append(Metric(key, float(getattr(result, key)), now, 0))
+    def _finish(
+        self, result: Any, config_yaml: str, result_file: Path, model_file: Path | None
+    ) -> None:
+        metrics = final_metrics(result)
         for i in range(0, len(metrics), 1000):
             self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000])
-        if result.device:
-            self._client.set_tag(self.run_id, "roundlab.device", result.device)
-        for key, value in result.engine.items():
-            tag = "roundlab.engine" if key == "name" else f"roundlab.{key}"
-            self._client.set_tag(self.run_id, tag, str(value).lower())
-        self._client.set_tag(self.run_id, "roundlab.result_file", str(result_file))
-        if result.error:
-            self._client.set_tag(self.run_id, ERROR_TAG, result.error[:MAX_TAG])
+        for key, value in result_tags(result, result_file, model_file).items():
+            self._client.set_tag(self.run_id, key, value)
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "config.yaml").write_text(config_yaml)
             write_history_csv(result.history, Path(tmp) / "history.csv")
             self._client.log_artifact(self.run_id, str(Path(tmp) / "config.yaml"))
             self._client.log_artifact(self.run_id, str(Path(tmp) / "history.csv"))
         self._client.log_artifact(self.run_id, str(result_file))
+        if model_file is not None and self.log_models:
+            self._log_model(result_file, model_file, result.model["features"])
         # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
         self._client.set_terminated(self.run_id, result.status)
+
+    def _log_model(self, result_file: Path, model_file: Path, features: list[str]) -> None:
+        """The model as ``runs:/<id>/model``; a failure costs the model, not the run's record."""
+        from roundlab import mlflow_model
+
+        try:
+            mlflow_model.log(self._client, self.run_id, result_file, model_file, features)
+        except Exception as err:
+            log.warning("the model was not logged to MLflow: %s: %s", type(err).__name__, err)
 
     def _guard(self, action: Any) -> None:
         if not self.active:
@@ -290,6 +404,45 @@ class RunTracker:
     def _disable(self, err: Exception) -> None:
         log.warning("MLflow tracking switched off for this run: %s: %s", type(err).__name__, err)
         self.run_id = None
+
+
+def final_metrics(result: Any) -> list[Any]:
+    """The history at steps 0..n-1 and the final evaluation at step n, one name per metric
+    (:func:`metric_name`); the baseline and the run's own numbers at step 0."""
+    from mlflow.entities import Metric
+
+    now = _now_ms()
+    metrics = [
+        Metric(metric_name(key), float(value), now, epoch)
+        for key, values in result.history.items()
+        for epoch, value in enumerate(values)
+        if value is not None
+    ]
+    last = result.epochs_run or 0
+    for prefix, table, step in (("", result.metrics, last), ("baseline/", result.baseline, 0)):
+        for split, values in table.items():
+            metrics += [
+                Metric(f"{prefix}{split}/{k}", float(v), now, step) for k, v in values.items()
+            ]
+    for key in ("zero_grad_fraction", "duration_s", "best_epoch", "epochs_run"):
+        if getattr(result, key) is not None:
+            metrics.append(Metric(key, float(getattr(result, key)), now, 0))
+    return metrics
+
+
+def result_tags(result: Any, result_file: Path, model_file: Path | None) -> dict[str, str]:
+    """The device, engine, result file, description and error of a run, as tags."""
+    tags = {
+        "roundlab.result_file": str(result_file),
+        NOTE_TAG: description(result_file, model_file),
+    }
+    if result.device:
+        tags["roundlab.device"] = result.device
+    for key, value in result.engine.items():
+        tags["roundlab.engine" if key == "name" else f"roundlab.{key}"] = str(value).lower()
+    if result.error:
+        tags[ERROR_TAG] = result.error[:MAX_TAG]
+    return tags
 
 
 def write_history_csv(history: dict[str, list[float]], path: Path) -> None:

@@ -29,7 +29,16 @@ from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from hydra.types import RunMode  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from roundlab import approaches, callbacks, config, guards, interruption, paths, resume  # noqa: E402
+from roundlab import (  # noqa: E402
+    approaches,
+    callbacks,
+    config,
+    guards,
+    interruption,
+    models,
+    paths,
+    resume,
+)
 from roundlab.approaches.head import Approach  # noqa: E402
 from roundlab.data import Dataset  # noqa: E402
 from roundlab.engine import session  # noqa: E402
@@ -56,25 +65,29 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     usable(cfg.tracking)  # a dead tracking server stops the run here, before data and training
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load_dataset(cfg)
-    run = prepare(cfg, dataset)
-    record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir)
+    run = prepare(cfg, dataset, by_hand=sweep_dir is None)
+    record = Recording(cfg, RunKey.from_config(cfg), str(device), sweep_dir, dataset)
     with record.capture() as result:
-        run(result)
+        network = run(result)
+        if network is not None:  # a reference fit has no network to save
+            record.keep(network.model)
     resume.stamp(record.result, cfg)
     return record.close()
 
 
-def prepare(cfg: DictConfig, dataset: Dataset) -> Callable[[RunResult], None]:
+def prepare(
+    cfg: DictConfig, dataset: Dataset, by_hand: bool = False
+) -> Callable[[RunResult], models.Network | None]:
     """What fills the run's result: a statsmodels fit for a reference approach
-    (roundlab.references), else the network, built and checked against the memory limit
-    before anything is recorded."""
+    (roundlab.references, no network), else the network, built and checked against the memory
+    limit before anything is recorded; ``by_hand`` as in :func:`fit_and_evaluate`."""
     if approaches.get(cfg.approach.name).is_reference:
         from roundlab import references
 
         return functools.partial(references.fit_and_evaluate, cfg, dataset)
     approach = approaches.build(cfg, dataset.train.y)
     guards.check_memory(cfg, dataset.n_features, approach.units, len(dataset.val))
-    return functools.partial(fit_and_evaluate, cfg, dataset, approach)
+    return functools.partial(fit_and_evaluate, cfg, dataset, approach, by_hand=by_hand)
 
 
 def load_dataset(cfg: DictConfig) -> Dataset:
@@ -92,19 +105,26 @@ def load_dataset(cfg: DictConfig) -> Dataset:
     return dataset
 
 
-def fit_and_evaluate(cfg: DictConfig, dataset: Dataset, approach: Approach, result: RunResult):
-    """Train with Keras ``fit`` and fill ``result`` with the history, epochs and scores."""
-    from roundlab import evaluation, models
+def fit_and_evaluate(
+    cfg: DictConfig, dataset: Dataset, approach: Approach, result: RunResult, by_hand: bool = False
+) -> models.Network:
+    """Train with Keras ``fit``, fill ``result`` with the history, epochs and scores and return
+    the trained network; ``by_hand`` (not a sweep's job) logs one line per epoch."""
+    from roundlab import evaluation
     from roundlab.engine import single
+    from roundlab.engine.epoch_log import EpochLog
 
     x = evaluation.standardized_features(dataset, cfg.trainer.standardize_features)
     y = evaluation.labels(dataset)
     network = models.build_mlp(dataset.n_features, cfg.model, approach)
     jit = config.jit_enabled(cfg, network.supports_jit)
     log.info("XLA compilation %s", "on" if jit else "off")
-    fitted = single.fit(network, approach, x, y, cfg.trainer, config.early_stopping(cfg), jit)
+    stopping = config.early_stopping(cfg)
+    shown = [EpochLog(cfg.trainer.epochs)] if by_hand else []
+    fitted = single.fit(network, approach, x, y, cfg.trainer, stopping, jit, shown)
     result.engine = {"name": "single", "jit_compile": jit}
     evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
+    return network
 
 
 def resolved(cfg: DictConfig) -> DictConfig:

@@ -5,7 +5,9 @@ import pytest
 
 from roundlab import results
 from roundlab.engine import vectorized
+from roundlab.metrics import integer_metrics
 from roundlab.report.stats import mean_ci
+from roundlab.saved_models import Predictor
 from roundlab.train import resolved, train
 
 SEEDS = range(5)
@@ -72,6 +74,10 @@ def test_each_member_writes_the_result_file_a_job_alone_would(soft_round_grid, t
         # The restored best epoch reads out like the final evaluation, as in the single path.
         kept = saved.history["val_exact_match"][saved.best_epoch]
         assert kept == pytest.approx(saved.metrics["val"]["exact_match"])
+        # Its own saved model, not the group's last member: it reproduces its test metrics.
+        predictor = Predictor.load(result.key.result_path(cfg.results_dir))
+        test = trained.dataset.test
+        assert integer_metrics(test.y, predictor.predict(test.x)) == saved.metrics["test"]
 
 
 def test_a_member_in_a_group_of_one_gives_what_it_gives_in_a_group(soft_round_grid):

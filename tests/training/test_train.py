@@ -126,8 +126,13 @@ def test_mlflow_run_has_params_epoch_metrics_and_artifacts(compose, store, tmp_p
     assert run.data.params["model.hidden_sizes"] == "[16]"
     assert run.data.metrics["test/exact_match"] == result.metrics["test"]["exact_match"]
     assert "baseline/val/mae" in run.data.metrics
-    losses = client.get_metric_history(run.info.run_id, "loss")
+    losses = client.get_metric_history(run.info.run_id, "train/loss")
     assert sorted(m.step for m in losses) == list(range(8))
+    # One name per metric: the history at steps 0..7, the kept weights' evaluation after it.
+    val = {m.step: m.value for m in client.get_metric_history(run.info.run_id, "val/mae")}
+    assert val[result.epochs_run] == result.metrics["val"]["mae"]
+    assert val[result.best_epoch] == pytest.approx(result.metrics["val"]["mae"])
+    assert not {"loss", "val_loss", "val_mae", "val_exact_match"} & set(run.data.metrics)
     names = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert names == {"config.yaml", "history.csv", "seed=0.json"}
     local = client.download_artifacts(run.info.run_id, "config.yaml", str(tmp_path))

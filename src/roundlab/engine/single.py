@@ -25,10 +25,12 @@ def fit(
     trainer: Any,
     stopping: EarlyStopping | None,
     jit: bool,
+    shown: list[keras.callbacks.Callback] | None = None,
 ) -> Fitted:
     """Train ``network`` on ``x["train"]`` with ``approach``'s loss, validating on ``x["val"]``
-    every epoch; with ``stopping`` the best epoch's weights are restored at the end. Raises
-    :class:`TrainingFailed` when the loss has no gradient or becomes NaN."""
+    every epoch; with ``stopping`` the best epoch's weights are restored at the end; ``shown``
+    are callbacks that report progress. Raises :class:`TrainingFailed` when the loss has no
+    gradient or becomes NaN."""
     check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
     network.model.compile(
         optimizer=models.optimizer(trainer.optimizer, trainer.learning_rate),
@@ -36,7 +38,7 @@ def fit(
         metrics=approach.metrics(),
         jit_compile=jit,
     )
-    callbacks = [keras.callbacks.TerminateOnNaN()]
+    callbacks = [keras.callbacks.TerminateOnNaN(), *(shown or [])]
     if stopping is not None:
         callbacks.append(stopping.keras_callback())
     history = network.model.fit(

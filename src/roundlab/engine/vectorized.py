@@ -127,7 +127,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
     """Evaluate member ``index`` in the ordinary ``build_mlp`` model and write its result file and
     MLflow run, as a job trained alone would."""
     cfg = group.cfgs[index]
-    record = Recording(cfg, RunKey.from_config(cfg), group.device, sweep_dir)
+    record = Recording(cfg, RunKey.from_config(cfg), group.device, sweep_dir, group.dataset)
     record.started -= group.seconds_per_member  # its share of the group's training time
     result = record.result
     result.engine = {
@@ -143,6 +143,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
         evaluation.fill_result(
             result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
         )
+        record.keep(group.network.model)
     resume.stamp(result, cfg)
     return record.close()
 

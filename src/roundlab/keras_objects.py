@@ -1,0 +1,58 @@
+"""roundlab's Keras objects (:class:`roundlab.activations.RoundingActivation`, registered as
+``roundlab>RoundingActivation``) known to Keras as soon as both are imported, so that
+``import roundlab`` then ``keras.saving.load_model("seed=0.keras")`` works, in either order.
+
+Importing Keras imports TensorFlow (about 5 s here), which ``import roundlab`` must not cost the
+sweep planner and the report; so :func:`install` registers the layers right away when Keras is
+already imported, and otherwise once Keras finishes importing, through an import hook that only
+watches for the module ``keras``.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from typing import Any
+
+
+def register() -> None:
+    """Register the layers now (imports Keras and TensorFlow)."""
+    import roundlab.activations.layer  # noqa: F401  (registers on import)
+
+
+class _AfterKeras(importlib.abc.MetaPathFinder):
+    """Finds ``keras`` through the other finders and registers roundlab's layers after its
+    module has run (TensorFlow also looks ``keras`` up without importing it: only running the
+    module counts)."""
+
+    def __init__(self) -> None:
+        self.searching = False
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "keras" or self.searching:
+            return None
+        self.searching = True
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self.searching = False
+        if spec is None or spec.loader is None:
+            return spec
+        run_module = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run_module(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+            register()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install() -> None:
+    if "keras" in sys.modules:
+        register()
+    elif not any(isinstance(f, _AfterKeras) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterKeras())

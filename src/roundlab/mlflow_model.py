@@ -1,0 +1,102 @@
+"""A finished run's model in MLflow: ``mlflow.pyfunc.load_model(f"runs:/{run_id}/model")``
+predicts integers from raw features.
+
+MLflow's Keras flavour alone would hand back the network's raw output (logits for
+classification, a real number before rounding), so the model is logged as a small pyfunc
+(:class:`IntegerModel`) whose artifacts are the run's ``.keras`` file and its result file: it
+applies the training standardisation and the approach's readout
+(:class:`roundlab.saved_models.Predictor`), the same code ``python -m roundlab.predict`` runs. Its
+signature is the training feature columns (double) in, one ``prediction`` column (long) out.
+Loading it needs roundlab installed (``mlflow models serve --env-manager local``); its pip
+requirements are listed, not inferred (inference loads the model in a subprocess: seconds per
+run).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import mlflow.pyfunc
+import pandas as pd
+
+from roundlab.versions import package_versions
+
+ARTIFACT_PATH = "model"
+URI_ENV = "MLFLOW_TRACKING_URI"
+# The installed packages the model needs besides roundlab itself, pinned as installed.
+REQUIREMENTS = ("mlflow", "keras", "tensorflow", "tensorflow-cpu", "numpy")
+
+
+class IntegerModel(mlflow.pyfunc.PythonModel):
+    """Raw features (a DataFrame with the training feature columns) -> integer predictions."""
+
+    def load_context(self, context: Any) -> None:
+        from roundlab.saved_models import Predictor
+
+        self.predictor = Predictor.load(
+            Path(context.artifacts["result"]), Path(context.artifacts["keras"])
+        )
+
+    def predict(self, context: Any, model_input: pd.DataFrame, params: Any = None) -> Any:
+        table = {str(c): model_input[c].tolist() for c in model_input.columns}
+        predictions = self.predictor.predict_table(table, "model input")
+        return pd.DataFrame({"prediction": predictions})
+
+
+def signature(features: list[str]) -> Any:
+    from mlflow.models import ModelSignature
+    from mlflow.types import ColSpec, Schema
+
+    return ModelSignature(
+        inputs=Schema([ColSpec("double", name) for name in features]),
+        outputs=Schema([ColSpec("long", "prediction")]),
+    )
+
+
+def requirements() -> list[str]:
+    installed = package_versions()
+    return [f"{name}=={installed[name]}" for name in REQUIREMENTS if name in installed]
+
+
+@contextmanager
+def _tracking_uri(uri: str) -> Iterator[None]:
+    """MLflow's model logging goes through its fluent tracking URI: point it at ``uri``, then
+    put back the URI and ``$MLFLOW_TRACKING_URI`` (which MLflow's own helper unsets)."""
+    from mlflow.tracking._tracking_service import utils
+
+    env = os.environ.get(URI_ENV)
+    try:
+        with utils._use_tracking_uri(uri):
+            yield
+    finally:
+        if env is not None:
+            os.environ[URI_ENV] = env
+
+
+def log(client: Any, run_id: str, result_file: Path, model_file: Path, features: list[str]) -> None:
+    """Log the run's model as ``runs:/<run_id>/model``, through ``client`` (an MlflowClient),
+    in the run's experiment (MLflow would otherwise put it in the active, default one)."""
+    from mlflow.models import Model
+
+    experiment = client.get_run(run_id).info.experiment_id
+    entry = client.create_logged_model(experiment, name=ARTIFACT_PATH, source_run_id=run_id)
+    # CloudPickle stores IntegerModel by reference to this importable module: nothing runs
+    # from the pickle but roundlab's own code, so MLflow's warning about it is noise here.
+    logging.getLogger("mlflow.pyfunc").setLevel(logging.ERROR)
+    with _tracking_uri(client.tracking_uri):
+        Model.log(
+            artifact_path=None,
+            name=ARTIFACT_PATH,
+            flavor=mlflow.pyfunc,
+            run_id=run_id,
+            model_id=entry.model_id,
+            python_model=IntegerModel(),
+            artifacts={"keras": str(model_file), "result": str(result_file)},
+            signature=signature(features),
+            pip_requirements=requirements(),
+        )

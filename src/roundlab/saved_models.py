@@ -1,0 +1,172 @@
+"""A finished run's trained model, saved beside its result file, and what it takes to predict.
+
+Every finished run saves ``<result stem>.keras`` (``seed=0.keras`` beside ``seed=0.json``): the
+whole network, its rounding layers included, loadable by ``keras.saving.load_model(path)`` once
+``roundlab`` is imported (:mod:`roundlab.keras_objects` registers the layers). Numpy-backed
+activations (``*_np``) load too: the file holds the layer's config (name and parameter), and the
+numpy function is looked up again in roundlab's registry; only a TensorFlow SavedModel export
+(``model.export``) cannot hold them.
+
+The result file's ``model`` entry (:class:`ModelCard`) holds what turns raw features into the
+network's input and its output into integers: the feature names, the data's own standardisation
+(``data.standardize=true``, applied when the data were made), the training standardisation
+(``trainer.standardize_features``) and the training label range, from which the approach's
+readout is rebuilt (argmax + lowest label, or round half to even). :class:`Predictor` applies
+them, exactly as the evaluation did, so a model's predictions on a split reproduce the result
+file's metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from roundlab.data import Dataset
+from roundlab.evaluation import Standardization
+
+
+class InputError(ValueError):
+    """Features that cannot be fed to a model: a missing column, a non-numeric or NaN value."""
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """``file``: the ``.keras`` file's name, beside the result file; ``mean``/``std``: the
+    training standardisation (None when off); ``data_standardization``: ``{"mean", "std"}`` the
+    stored features were made with (None for raw features); ``label_range``: the training
+    labels' [min, max]."""
+
+    file: str
+    features: list[str]
+    mean: list[float] | None
+    std: list[float] | None
+    data_standardization: dict[str, list[float]] | None
+    label_range: list[int]
+
+    @classmethod
+    def of(cls, file: str, dataset: Dataset, scale: Standardization) -> ModelCard:
+        names = dataset.meta.get("feature_names") or [f"x{i}" for i in range(dataset.n_features)]
+        return cls(
+            file=file,
+            features=[str(n) for n in names],
+            mean=None if scale.mean is None else [float(v) for v in scale.mean],
+            std=None if scale.std is None else [float(v) for v in scale.std],
+            data_standardization=dataset.meta.get("standardization"),
+            label_range=list(dataset.label_range("train")),
+        )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelCard:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def network_input(self, raw: np.ndarray) -> np.ndarray:
+        """Raw features (columns in :attr:`features` order) -> the network's float32 input."""
+        x = np.asarray(raw, dtype=np.float32)
+        if self.data_standardization is not None:  # as roundlab.data.sampling.standardize
+            stats = self.data_standardization
+            x = ((x.astype(np.float64) - stats["mean"]) / np.asarray(stats["std"])).astype(
+                np.float32
+            )
+        scale = Standardization(
+            None if self.mean is None else np.asarray(self.mean, dtype=np.float32),
+            None if self.std is None else np.asarray(self.std, dtype=np.float32),
+        )
+        return scale.apply(x)
+
+
+def model_path(result_path: Path) -> Path:
+    """``.../seed=0.json`` -> ``.../seed=0.keras``."""
+    return Path(result_path).with_suffix(".keras")
+
+
+def save(model: Any, result_path: Path) -> Path:
+    """Save ``model`` beside the result file, without its training setup (the losses and
+    metrics are closures over the approach: the saved network needs no compile to predict)."""
+    import keras
+
+    path = model_path(result_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    keras.Model(model.input, model.output, name=model.name).save(path)
+    return path
+
+
+def feature_matrix(
+    table: Mapping[str, Sequence[Any]], features: Sequence[str], source: str, first_line: int = 2
+) -> np.ndarray:
+    """The ``features`` columns of ``table`` (column -> values) as a float64 matrix; row ``i``
+    is line ``first_line + i`` of ``source`` (a CSV's first data line is 2). Raises
+    :class:`InputError` naming the column, and the line of the first bad value."""
+    missing = [name for name in features if name not in table]
+    if missing:
+        raise InputError(
+            f"{source} must have every training feature column {list(features)}. "
+            f"Received: missing={missing}"
+        )
+    columns = [_numbers(table[name], name, source, first_line) for name in features]
+    return np.stack(columns, axis=1) if columns else np.empty((0, 0))
+
+
+def _numbers(values: Sequence[Any], column: str, source: str, first_line: int) -> np.ndarray:
+    bad = [i for i, v in enumerate(values) if not _is_number(v)]
+    if bad:
+        raise InputError(
+            f"{source} line {first_line + bad[0]}: column {column!r} must hold a finite number. "
+            f"Received: {column}={values[bad[0]]!r}"
+        )
+    return np.asarray([float(v) for v in values], dtype=np.float64)
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return False
+
+
+class Predictor:
+    """A saved run's model with its :class:`ModelCard`: raw features in, integers out."""
+
+    def __init__(self, card: ModelCard, model: Any, config: Mapping[str, Any]) -> None:
+        from omegaconf import OmegaConf
+
+        from roundlab import approaches
+
+        self.card, self.model = card, model
+        labels = np.asarray(card.label_range, dtype=np.int64)
+        self.decode = approaches.build(OmegaConf.create(dict(config)), labels).decode
+
+    @classmethod
+    def load(cls, result_path: Path, model_file: Path | None = None) -> Predictor:
+        """From a result file (its model beside it, or at ``model_file``)."""
+        import keras
+
+        from roundlab import keras_objects, results
+
+        keras_objects.register()
+        result = results.read(result_path)
+        if not result.model:
+            raise InputError(
+                f"{result_path} must be a finished run that saved its model. "
+                f"Received: status={result.status}, model={result.model!r}"
+            )
+        card = ModelCard.from_dict(result.model)
+        path = model_file or Path(result_path).parent / card.file
+        return cls(card, keras.saving.load_model(path), result.config)
+
+    def predict(self, raw: np.ndarray) -> np.ndarray:
+        """Integer predictions (int64) for raw features, columns in ``card.features`` order."""
+        from roundlab.evaluation import batched
+
+        if len(raw) == 0:
+            return np.empty(0, dtype=np.int64)
+        return self.decode(batched(self.model)(self.card.network_input(raw)))
+
+    def predict_table(self, table: Mapping[str, Sequence[Any]], source: str) -> np.ndarray:
+        return self.predict(feature_matrix(table, self.card.features, source))
