@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+import yaml
 from report_checks import check_report
 from synthetic_results import synthetic_runs, write_runs
 
@@ -206,3 +207,24 @@ def test_oracle_row_is_read_from_the_result_files(built):
     count, digit_sum = md.split("### count")[1], md.split("### digit_sum")[1]
     assert "| oracle (Bayes predictor) |" in count.split("###")[0]
     assert "gap to oracle" not in digit_sum.split("###")[0]
+
+
+def test_environment_quotes_the_results_hash_not_dvc_lock_which_holds_the_reports_own(tmp_path):
+    from roundlab.report import environment
+
+    lock = {
+        "schema": "2.0",
+        "stages": {
+            "sweep": {"outs": [{"path": "results", "md5": "abc.dir"}]},
+            "report": {"outs": [{"path": "reports/report.md", "md5": "111"}]},
+        },
+    }
+    (tmp_path / "dvc.lock").write_text(yaml.safe_dump(lock))
+    before = environment.dvc_lock(tmp_path)
+    lock["stages"]["report"]["outs"][0]["md5"] = "222"  # what rebuilding the report rewrites
+    (tmp_path / "dvc.lock").write_text(yaml.safe_dump(lock))
+    assert (
+        environment.dvc_lock(tmp_path)
+        == before
+        == {"sweep output results md5 (dvc.lock)": "abc.dir"}
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -45,15 +44,15 @@ def _git(root: Path, *args: str) -> str:
 
 
 def dvc_lock(root: Path) -> dict[str, str]:
-    """The sha256 of dvc.lock as the report found it, and the hash DVC recorded for the sweep's
-    results/ output. DVC rewrites dvc.lock after this stage, so the results hash is the one a
-    reader can check later: it is the sweep stage's ``outs`` entry in dvc.lock."""
+    """The hash DVC recorded for the sweep's results/ output: the sweep stage's ``outs`` entry in
+    dvc.lock, which a reader can check later. Not a hash of the whole dvc.lock: that file holds
+    the hashes of this report's own outputs, so a report quoting it would change on every
+    rebuild of identical results."""
     path = Path(root) / "dvc.lock"
     if not path.is_file():
         return {}
-    raw = path.read_bytes()
-    out = {"dvc.lock sha256 (at report time)": hashlib.sha256(raw).hexdigest()}
-    stages = (yaml.safe_load(raw) or {}).get("stages", {})
+    out = {}
+    stages = (yaml.safe_load(path.read_bytes()) or {}).get("stages", {})
     for out_entry in stages.get("sweep", {}).get("outs", []):
         out[f"sweep output {out_entry.get('path')} md5 (dvc.lock)"] = str(out_entry.get("md5"))
     return out
