@@ -101,13 +101,14 @@ def reused_jobs(sweep_dir: Path, since: float = 0.0) -> int:
 
 def prune(results_dir: Path, planned: Iterable[Path]) -> list[Path]:
     """Remove the result files under ``results_dir`` that are not ``planned`` (runs no longer in
-    the sweep), the ``.tmp`` files a killed write left, and directories left empty. Returns the
-    removed result files. Only files of the result layout are touched."""
+    the sweep) with their saved models, the ``.tmp`` files a killed write left, and directories
+    left empty. Returns the removed result files. Only files of the result layout are touched."""
     keep = {Path(p).absolute() for p in planned}
     removed = []
     for path in sorted(Path(results_dir).absolute().rglob("seed=*.json")):
         if path not in keep:
             path.unlink()
+            path.with_suffix(".keras").unlink(missing_ok=True)
             removed.append(path)
     for tmp in Path(results_dir).rglob("seed=*.json.tmp"):
         tmp.unlink()

@@ -186,7 +186,8 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
     unplanned = results / "count" / "regression" / "default" / "lr=0.001" / "seed=5.json"
     dropped = results / "count" / "rounding" / "sine_round-width=1" / "lr=0.001" / "seed=0.json"
     tmp = planned.with_name("seed=1.json.tmp")
-    for path in (planned, unplanned, dropped, tmp):
+    models = [planned.with_suffix(".keras"), unplanned.with_suffix(".keras")]
+    for path in (planned, unplanned, dropped, tmp, *models):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{}")
     (results / sweep.MANIFEST).write_text("profile: x\n")
@@ -197,6 +198,7 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
     removed = sweep.prepare(results, tmp_path / "multirun", multiruns)
     assert sorted(removed) == sorted([unplanned, dropped])
     assert planned.read_text() == "{}" and not tmp.exists()
+    assert models[0].exists() and not models[1].exists()  # a dropped run's model goes with it
     assert not (results / "count" / "rounding").exists()
     assert not (results / sweep.MANIFEST).exists() and keep.read_text() == "mine"
     assert not (tmp_path / "multirun" / "approaches").exists()
