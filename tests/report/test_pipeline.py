@@ -21,6 +21,11 @@ def built(tmp_path):
     return tmp_path / "reports", out
 
 
+def _between(built, start: str, end: str) -> str:
+    """The built report.md between the headings ``start`` and ``end``."""
+    return (built[0] / "report.md").read_text().split(start)[1].split(end)[0]
+
+
 def test_report_files_exist_html_parses_and_every_figure_exists(built):
     reports, out = built
     check_report(reports)
@@ -48,8 +53,7 @@ def test_single_seed_interval_is_shown_as_unavailable_not_zero(built):
 
 
 def test_failed_runs_are_listed_with_their_reasons(built):
-    md = (built[0] / "report.md").read_text()
-    section = md.split("## 6. Failed runs")[1].split("## 7.")[0]
+    section = _between(built, "## 6. Failed runs", "## 7.")
     assert "13 of 98 runs failed" in section
     assert "No gradients provided for any variable" in section
     assert "count/rounding/soft_round-alpha=1" in section and "loss became NaN" in section
@@ -191,8 +195,7 @@ def test_headline_rows_show_the_learning_rate_chosen_on_val(built):
 
 
 def test_method_section_states_grid_seeds_detectable_difference_and_convergence(built):
-    md = (built[0] / "report.md").read_text()
-    method = md.split("## Method")[1].split("## 1.")[0]
+    method = _between(built, "## Method", "## 1.")
     assert "Learning-rate grid: 0.001, 0.01" in method
     assert "count (1 to 3 seeds per row): test exact match" in method
     assert "**Convergence.**" in method and "Every configuration converged." in method
