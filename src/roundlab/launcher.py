@@ -65,9 +65,9 @@ def _job_configs(
     launcher: Any, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
 ) -> list[DictConfig]:
     """Each job's sweep config. Hydra composes the first job of every set of jobs whose overrides
-    differ only in ``seed`` and the activation's parameter; the others are that config with
-    those two values set, as composing them would give (tested): composition is most of a
-    stacked sweep's own time."""
+    differ only in a member's own values (seed, learning rate, the activation's parameter); the
+    others are that config with those values set, as composing them would give (tested):
+    composition is most of a stacked sweep's own time."""
     parser = OverridesParser.create()
     composed: dict[tuple[str, ...], DictConfig] = {}
     out = []
@@ -89,11 +89,12 @@ def _job_configs(
 
 
 def _member_values(parsed: list[Override]) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """``(signature, values)``: the overrides other than a member's own (``seed`` and
-    ``activation.<parameter>`` set to a plain value), and those values by key."""
+    """``(signature, values)``: the overrides other than a member's own (``seed``,
+    ``trainer.learning_rate`` and ``activation.<parameter>`` set to a plain value), and those
+    values by key."""
     from roundlab.activations.catalogue import PARAMETER_NAMES
 
-    own = {"seed", *(f"activation.{p}" for p in PARAMETER_NAMES)}
+    own = {"seed", "trainer.learning_rate", *(f"activation.{p}" for p in PARAMETER_NAMES)}
     values, rest = {}, []
     for o in parsed:
         plain = o.type == OverrideType.CHANGE and o.package is None

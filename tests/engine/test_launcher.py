@@ -20,10 +20,15 @@ def _parsed(overrides):
 
 
 @pytest.mark.parametrize(
-    "member", [["activation.steepness=20", "seed=3"], ["seed=7", "activation.steepness=1.5"]]
+    "member",
+    [
+        ["activation.steepness=20", "seed=3", "trainer.learning_rate=0.001"],
+        ["seed=7", "trainer.learning_rate=0.003", "activation.steepness=1.5"],
+        ["trainer.learning_rate=0.01", "seed=2", "activation.steepness=5"],
+    ],
 )
 def test_a_derived_job_config_equals_the_one_hydra_composes(member):
-    first = [*BASE, "activation.steepness=5", "seed=0"]
+    first = [*BASE, "activation.steepness=5", "seed=0", "trainer.learning_rate=0.001"]
     other = [*BASE, *member]
     parsed = _parsed(other)
     signature, values = _member_values(parsed)
@@ -35,7 +40,7 @@ def test_a_derived_job_config_equals_the_one_hydra_composes(member):
 
 def test_jobs_that_differ_elsewhere_have_different_signatures():
     a = _member_values(_parsed([*BASE, "seed=0"]))[0]
-    b = _member_values(_parsed([*BASE, "seed=0", "trainer.learning_rate=0.1"]))[0]
+    b = _member_values(_parsed([*BASE, "seed=0", "trainer.batch_size=16"]))[0]
     c = _member_values(_parsed([*BASE, "seed=0", "activation.steepness=2"]))[0]
     assert len({a, b, c}) == 3
 
@@ -53,3 +58,37 @@ def test_the_launcher_refuses_max_members_below_one_before_any_job():
 
     with pytest.raises(ValueError, match="max_members must be >= 1. Received: max_members=0"):
         VectorizedLauncher(max_members=0)
+
+
+class _CountingLoader:
+    def __init__(self):
+        self.composed = []
+
+    def load_sweep_config(self, master_config, sweep_overrides):
+        self.composed.append(sweep_overrides)
+
+
+@pytest.mark.parametrize("launcher_composes_first, composed", [(True, 0), (False, 2)])
+def test_the_sweeper_composes_a_batch_only_when_the_launcher_will_not(
+    launcher_composes_first, composed
+):
+    from hydra.types import HydraContext
+
+    from hydra_plugins.roundlab_vectorized_launcher.sweeper import RoundlabSweeper
+
+    sweeper = RoundlabSweeper(max_batch_size=None)
+    loader = _CountingLoader()
+    sweeper.hydra_context = HydraContext(config_loader=loader, callbacks=None)
+    sweeper.config = OmegaConf.create({})
+    sweeper.launcher = type("L", (), {"composes_every_job_first": launcher_composes_first})()
+    sweeper.validate_batch_is_legal([["seed=0"], ["seed=1"]])
+    assert len(loader.composed) == composed
+
+
+def test_the_vectorized_launcher_says_it_composes_every_job_before_training():
+    from hydra_plugins.roundlab_vectorized_launcher.vectorized_launcher import VectorizedLauncher
+
+    assert VectorizedLauncher.composes_every_job_first is True
+    assert config.compose([], return_hydra_config=True).hydra.sweeper._target_.endswith(
+        "RoundlabSweeper"
+    )

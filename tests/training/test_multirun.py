@@ -127,3 +127,31 @@ def test_vectorized_sweep_records_every_member_as_its_own_job(tmp_path, tiny):
     for r in soft:
         assert tags[r.mlflow_run_id]["roundlab.engine"] == "vectorized"
         assert tags[r.mlflow_run_id]["roundlab.group_size"] == "2"
+
+
+@pytest.mark.parametrize("bad", ["seed=0,zero", "trainer.epochs=2,two"])
+def test_a_bad_override_stops_a_vectorized_multirun_before_any_job_trains(tmp_path, tiny, bad):
+    key = bad.split("=")[0]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundlab.train",
+            "-m",
+            *tiny,
+            "hydra/launcher=vectorized",
+            "approach=regression",
+            "tracking.enabled=false",
+            f"results_dir={tmp_path / 'results'}",
+            f"hydra.sweep.dir={tmp_path / 'sweep'}",
+            bad,
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode != 0
+    assert key in run.stderr and bad.split(",")[1] in run.stderr, run.stderr[-2000:]
+    assert not list(tmp_path.rglob("*.json"))  # no job trained, none recorded

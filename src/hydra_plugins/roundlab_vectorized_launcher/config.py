@@ -1,4 +1,5 @@
-"""Registers roundlab's vectorised launcher with Hydra (imported by Hydra's plugin discovery).
+"""Registers roundlab's vectorised launcher and its sweeper with Hydra (imported by Hydra's
+plugin discovery).
 
 ``conf/hydra/launcher/vectorized.yaml`` extends this schema, so ``hydra/launcher=vectorized``
 selects it. The launcher class is in vectorized_launcher.py; its work in :mod:`roundlab.launcher`.
@@ -6,6 +7,7 @@ selects it. The launcher class is in vectorized_launcher.py; its work in :mod:`r
 
 from dataclasses import dataclass
 
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeperConf
 from hydra.core.config_store import ConfigStore
 
 
@@ -23,4 +25,14 @@ ConfigStore.instance().store(
     name="roundlab_vectorized",
     node=VectorizedLauncherConf,
     provider="roundlab",
+)
+
+
+@dataclass
+class RoundlabSweeperConf(BasicSweeperConf):
+    _target_: str = "hydra_plugins.roundlab_vectorized_launcher.sweeper.RoundlabSweeper"
+
+
+ConfigStore.instance().store(
+    group="hydra/sweeper", name="roundlab", node=RoundlabSweeperConf, provider="roundlab"
 )

@@ -13,6 +13,10 @@ from omegaconf import DictConfig
 
 
 class VectorizedLauncher(Launcher):
+    # Every job's config is composed (or derived) before any job trains, so a bad override
+    # stops the multirun before training: the sweeper need not compose them first.
+    composes_every_job_first = True
+
     def __init__(self, max_members: int = 32) -> None:
         super().__init__()
         if max_members < 1:  # refused before any job is composed or trained
