@@ -368,11 +368,15 @@ class RunTracker:
     def _finish(
         self, result: Any, config_yaml: str, result_file: Path, model_file: Path | None
     ) -> None:
+        from mlflow.entities import RunTag
+
         metrics = final_metrics(result)
-        for i in range(0, len(metrics), 1000):
-            self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000])
-        for key, value in result_tags(result, result_file, model_file).items():
-            self._client.set_tag(self.run_id, key, value)
+        tags = [RunTag(k, v) for k, v in result_tags(result, result_file, model_file).items()]
+        # One batch per 1000 metrics (MLflow's limit), the tags with the first: each call is
+        # a transaction of the store, and a sweep records hundreds of runs.
+        for i in range(0, max(len(metrics), 1), 1000):
+            batch_tags = tags if i == 0 else []
+            self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000], tags=batch_tags)
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "config.yaml").write_text(config_yaml)
             write_history_csv(result.history, Path(tmp) / "history.csv")
