@@ -3,10 +3,13 @@
 ``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) from
 params.yaml and the profile of that name from profiles.yaml beside it, and runs the grid
 datasets × approaches × activation parameters × learning rates × seeds through
-``python -m roundlab.train -m``: one multirun for the approaches without a rounding activation,
-one for the parameterless rounding activations, and one per activation with a parameter, each
-over every dataset, learning rate and seed of the profile. Few multiruns means few processes,
-and each process pays TensorFlow's import once.
+``python -m roundlab.train -m``: one multirun for the plain approaches without a rounding
+activation, one per approach with methods (ordinal: corn and coral), one for the parameterless
+rounding activations, and one per activation with a parameter, each over every dataset,
+learning rate and seed of the profile; the references (statsmodels fits) share one multirun at
+one seed and rate. Few multiruns means few processes, and each process pays TensorFlow's import
+once. ``processes`` of them run at once: a stacked program of small networks keeps about one
+core busy.
 
 Every multirun writes to ``multirun/<family>`` (deterministic, so a rerun overwrites it instead
 of piling up timestamped directories) and every job writes its result file under ``results/``,
@@ -56,7 +59,8 @@ MANIFEST = paths.SWEEP_MANIFEST
 # of the profiles that ran, not of every profile.
 PROFILES_FILE = "profiles.yaml"
 LOG = "_sweep_log.yaml"
-PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multirun's finished jobs
+PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
+POLL_S = 0.2  # how often it looks for a multirun that ended
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
 # The approach whose runs vary by output activation: the profile's `activations` are its runs.
 LAUNCHERS = ("vectorized", "basic", "joblib")
@@ -70,6 +74,7 @@ PROFILE_KEYS = {
     "overrides",
     "dataset_overrides",
     "jobs",
+    "processes",
     "launcher",
     "max_members",
     "tracking",
@@ -89,7 +94,9 @@ class Profile:
     memory instead of reading data/<name>/); ``launcher`` is the Hydra launcher of every
     multirun: ``vectorized`` (the default: jobs that differ only in seed and parameter train as
     one stacked program of at most ``max_members`` members), ``basic`` (one job after another)
-    or ``joblib`` (``jobs`` processes at once).
+    or ``joblib`` (``jobs`` processes at once); ``processes``: how many multiruns run at once
+    (a stacked program of small networks keeps about one core busy, so two use a 2-core
+    machine; their runs and results are the same as one after another).
     """
 
     name: str
@@ -101,6 +108,7 @@ class Profile:
     overrides: tuple[str, ...] = ()
     dataset_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
     jobs: int = 1
+    processes: int = 1
     launcher: str = "vectorized"
     max_members: int | None = None
     tracking: bool = True
@@ -177,6 +185,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         overrides=tuple(str(o) for o in raw.get("overrides") or ()),
         dataset_overrides=per_dataset,
         jobs=jobs,
+        processes=_processes(name, raw),
         launcher=launcher,
         max_members=max_members,
         tracking=bool(raw.get("tracking", True)),
@@ -217,6 +226,15 @@ def _activation_values(name: str, raw: dict[str, Any]) -> dict[str, tuple[float,
     return out
 
 
+def _processes(name: str, raw: dict[str, Any]) -> int:
+    value = raw.get("processes", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(
+            f"profiles.{name}.processes must be an integer >= 1. Received: processes={value!r}"
+        )
+    return value
+
+
 def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
     """``(jobs, launcher, max_members)`` of a profile, checked."""
     launcher = str(raw.get("launcher", "vectorized"))
@@ -242,11 +260,14 @@ def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
 
 @dataclass(frozen=True)
 class Multirun:
-    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid.
+    ``once``: its runs are deterministic fits (the references), planned at one seed and one
+    learning rate instead of the profile's grids."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
+    once: bool = False
 
     def result_files(self, results_dir: Path) -> list[Path]:
         return [run.result_path(results_dir) for run in self.runs]
@@ -265,35 +286,58 @@ def activation_param(name: str) -> str | None:
 
 def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
     """The multiruns that cover the profile's grid. Datasets that share their overrides share
-    multiruns. ``param_of`` gives an activation's parameter name (None if it has none)."""
+    multiruns. ``param_of`` gives an activation's parameter name (None if it has none). A
+    reference is fitted once per dataset, at the profile's first seed and the trainer's default
+    learning rate: neither changes a deterministic fit, so the report never tunes it."""
     groups: dict[tuple[str, ...], list[str]] = {}
     for d in profile.datasets:
         groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
     out = []
     for extra, datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
-        common = (
-            f"dataset={','.join(datasets)}",
+        data = (f"dataset={','.join(datasets)}", *(f"dataset.{o}" for o in extra))
+        grid = (
             f"trainer.learning_rate={_values(profile.learning_rates)}",
             f"seed={','.join(map(str, profile.seeds))}",
-            *(f"dataset.{o}" for o in extra),
         )
+        once = (f"trainer.learning_rate={DEFAULT_LEARNING_RATE:g}", f"seed={profile.seeds[0]}")
         for m in _families(profile, tuple(datasets), param_of):
-            runs = tuple(
-                replace(run, learning_rate=lr) for run in m.runs for lr in profile.learning_rates
-            )
-            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
+            rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
+            runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
+            common = (data[0], *(once if m.once else grid), *data[1:])
+            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs, m.once))
+    return out
+
+
+def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Multirun]:
+    """The approaches without an output activation: the plain networks share one multirun, an
+    approach with methods (ordinal: corn, coral) has its own over every method, and the
+    references share one run at the first seed."""
+    seeds, out = profile.seeds, []
+    specs = [approach_catalogue.get(a) for a in profile.approaches]
+    plain = [s.name for s in specs if not s.methods and not s.is_reference]
+    if plain:
+        runs = tuple(RunKey.of(d, a, seed=s) for d in datasets for a in plain for s in seeds)
+        out.append(Multirun("approaches", (f"approach={','.join(plain)}",), runs))
+    for spec in (s for s in specs if s.methods):
+        runs = tuple(
+            RunKey.of(d, spec.name, seed=s, method=m)
+            for d in datasets
+            for m in spec.methods
+            for s in seeds
+        )
+        overrides = (f"approach={spec.name}", f"approach.method={','.join(spec.methods)}")
+        out.append(Multirun(spec.name, overrides, runs))
+    references = [s.name for s in specs if s.is_reference]
+    if references:
+        runs = tuple(RunKey.of(d, a, seed=seeds[0]) for d in datasets for a in references)
+        out.append(Multirun("references", (f"approach={','.join(references)}",), runs, True))
     return out
 
 
 def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Multirun]:
     """One multirun per family on ``datasets``, without the dataset and seed overrides."""
-    seeds, out = profile.seeds, []
-    if profile.approaches:
-        runs = tuple(
-            RunKey.of(d, a, seed=s) for d in datasets for a in profile.approaches for s in seeds
-        )
-        out.append(Multirun("approaches", (f"approach={','.join(profile.approaches)}",), runs))
+    seeds, out = profile.seeds, _approach_families(profile, datasets)
     plain = [a for a, v in profile.activations.items() if v is None]
     for act in plain:
         if param_of(act) is not None:
@@ -348,12 +392,16 @@ def expected_groups(m: Multirun, profile: Profile) -> list[str]:
     from roundlab import activations
 
     size = profile.max_members or VectorizedLauncherConf.max_members
-    families: dict[tuple[str, str, str | None], list[RunKey]] = {}
+    families: dict[tuple[str, str, str | None, str | None], list[RunKey]] = {}
     for run in m.runs:
-        families.setdefault((run.dataset, run.approach, run.activation), []).append(run)
+        key = (run.dataset, run.approach, run.method, run.activation)
+        families.setdefault(key, []).append(run)
     lines = []
-    for (dataset, approach, activation), runs in families.items():
-        what = "/".join(p for p in (dataset, approach, activation) if p)
+    for (dataset, approach, method, activation), runs in families.items():
+        what = "/".join(p for p in (dataset, approach, method, activation) if p)
+        if m.once:
+            lines.append(f"{what}: {len(runs)} fit(s), no network")
+            continue
         if activation and activations.spec(activation).numpy_backed:
             lines.append(f"{what}: {len(runs)} runs one at a time (numpy-backed)")
             continue
@@ -395,8 +443,9 @@ def environment(profile: Profile) -> dict[str, str]:
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env[PROFILE_ENV] = profile.name
     env[QUIET_ENV] = "1"
-    if profile.jobs > 1:
-        threads = str(max(1, (os.cpu_count() or 1) // profile.jobs))
+    workers = profile.jobs * profile.processes
+    if workers > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
         env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
         env.setdefault("TF_NUM_INTEROP_THREADS", "1")
     return env
@@ -417,24 +466,62 @@ def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> l
     return removed
 
 
-def _run_multirun(
-    cmd: list[str], env: dict[str, str], report: Callable[[], None] = lambda: None
-) -> int:
-    """Run one multirun and return its exit code, calling ``report`` every few seconds while it
-    runs. SIGINT or SIGTERM to the sweep is passed on to it (a scheduler signals only the
-    sweep's process), so its runs are recorded KILLED before the sweep stops with Interrupted."""
-    child = subprocess.Popen(cmd, env=env)
-    try:
-        with interruption.interruptible():
-            while True:
-                try:
-                    return child.wait(timeout=PROGRESS_EVERY_S)
-                except subprocess.TimeoutExpired:
-                    report()
-    except interruption.Interrupted as err:
-        child.send_signal(err.signum)
-        child.wait()
-        raise
+@dataclass
+class _Launched:
+    """A multirun under way: its process, its command, its Hydra sweep directory and when it
+    started."""
+
+    multirun: Multirun
+    command: list[str]
+    process: subprocess.Popen
+    sweep_dir: Path
+    started: float = field(default_factory=time.perf_counter)
+
+
+def _run_multiruns(
+    multiruns: list[Multirun],
+    profile: Profile,
+    start: Callable[[Multirun], _Launched],
+    report: Callable[[list[Multirun]], None],
+) -> list[dict[str, Any]]:
+    """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
+    log entries in plan order, calling ``report`` with the multiruns started so far every few
+    seconds. SIGINT or SIGTERM to the sweep is passed on to every running multirun (a
+    scheduler signals only the sweep's process), so their runs are recorded KILLED before the
+    sweep stops with Interrupted."""
+    pending, running, entries = list(multiruns), [], {}
+    last_report = time.perf_counter()
+    with interruption.interruptible():
+        try:
+            while pending or running:
+                while pending and len(running) < profile.processes:
+                    running.append(start(pending.pop(0)))
+                for launched in [r for r in running if r.process.poll() is not None]:
+                    running.remove(launched)
+                    entries[launched.multirun.family] = _log_entry(launched)
+                if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
+                    report(multiruns[: len(multiruns) - len(pending)])
+                    last_report = time.perf_counter()
+                time.sleep(POLL_S)
+        except interruption.Interrupted as err:
+            for launched in running:
+                launched.process.send_signal(err.signum)
+            for launched in running:
+                launched.process.wait()
+            raise
+    report(multiruns)
+    return [entries[m.family] for m in multiruns]
+
+
+def _log_entry(launched: _Launched) -> dict[str, Any]:
+    return {
+        "family": launched.multirun.family,
+        "runs": len(launched.multirun.runs),
+        "reused": resume.reused_jobs(launched.sweep_dir),
+        "exit_code": launched.process.returncode,
+        "wall_time_s": round(time.perf_counter() - launched.started, 1),
+        "command": shlex.join(["python", *launched.command[1:]]),
+    }
 
 
 def run(
@@ -450,34 +537,21 @@ def run(
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
     env = environment(profile)
+    if profile.tracking and profile.processes > 1:
+        _prepare_store()
     started = time.perf_counter()
-    log, broken = [], []
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
-    before = (0, 0)  # (done, failed) in the multiruns that ended
-    for m in multiruns:
+
+    def start(m: Multirun) -> _Launched:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
-        t0 = time.perf_counter()
+        return _Launched(m, cmd, subprocess.Popen(cmd, env=env), sweep_root / m.family)
 
-        def report(family: Path = sweep_root / m.family, base: tuple[int, int] = before) -> None:
-            done, failed = finished_jobs(family)
-            progress.update(base[0] + done, base[1] + failed)
+    def report(started_: list[Multirun]) -> None:
+        counts = [finished_jobs(sweep_root / m.family) for m in started_]
+        progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
 
-        code = _run_multirun(cmd, env, report)
-        report()
-        before = progress.last or before
-        log.append(
-            {
-                "family": m.family,
-                "runs": len(m.runs),
-                "reused": resume.reused_jobs(sweep_root / m.family),
-                "exit_code": code,
-                "wall_time_s": round(time.perf_counter() - t0, 1),
-                "command": shlex.join(["python", *cmd[1:]]),
-            }
-        )
-        if code != 0:
-            broken.append(m.family)
+    log = _run_multiruns(multiruns, profile, start, report)
     planned = [
         p.relative_to(results_dir).as_posix()
         for m in multiruns
@@ -497,12 +571,24 @@ def run(
         f"{reused} reused, in {wall:.0f} s",
         flush=True,
     )
+    broken = [r["family"] for r in log if r["exit_code"] != 0]
     if broken:
         raise RuntimeError(
             f"every multirun must exit cleanly. Received: errors in {broken} "
             f"(see the output above and {sweep_root}/<family>)"
         )
     return manifest
+
+
+def _prepare_store() -> None:
+    """Create the MLflow store's schema before parallel multiruns would race to; a store that
+    does not answer is left to the jobs, which report it."""
+    from roundlab import tracking
+
+    try:
+        tracking.prepare_store()
+    except Exception as err:
+        print(f"sweep: MLflow store not prepared ({type(err).__name__}: {err})", flush=True)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -541,6 +627,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # --dry-run imports the activations
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)

@@ -114,18 +114,25 @@ def test_a_changed_value_retrains_and_a_dropped_run_loses_its_result_file(tmp_pa
     assert results.read(kept).config["trainer"]["epochs"] == 3
 
 
-def test_sigterm_to_the_sweep_reaches_its_multirun_which_records_its_runs_killed(tmp_path):
-    """A scheduler signals only the sweep's process: the sweep passes SIGTERM on to the running
-    multirun, whose runs end KILLED, and exits 143 with one line."""
-    root = _project(tmp_path, launcher="basic", approaches=["regression"])
+def test_sigterm_to_the_sweep_reaches_its_multiruns_which_record_their_runs_killed(tmp_path):
+    """A scheduler signals only the sweep's process: the sweep passes SIGTERM on to every running
+    multirun (two at once here), whose runs end KILLED, and exits 143 with one line."""
+    root = _project(
+        tmp_path,
+        launcher="basic",
+        approaches=["regression"],
+        activations={"ste_round": None},
+        seeds=[0],
+        processes=2,
+    )
     profiles = yaml.safe_load((root / "profiles.yaml").read_text())
     profiles["p"]["overrides"][0] = "trainer.epochs=100000"
     profiles["p"]["overrides"].append("trainer.early_stopping.enabled=false")
     (root / "profiles.yaml").write_text(yaml.safe_dump(profiles))
     proc = _sweep(root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    job = root / "multirun" / "approaches" / "0"
-    while not job.is_dir() and proc.poll() is None and time.monotonic() < deadline:
+    jobs = [root / "multirun" / family / "0" for family in ("approaches", "activations")]
+    while not all(j.is_dir() for j in jobs) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(8)  # into training: past the TensorFlow import of the multirun
     sent = time.monotonic()
@@ -133,5 +140,7 @@ def test_sigterm_to_the_sweep_reaches_its_multirun_which_records_its_runs_killed
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and time.monotonic() - sent < 30
     assert "sweep interrupted by SIGTERM" in err
-    statuses = {results.read(p).status for p in (root / "results").rglob("seed=*.json")}
-    assert statuses == {results.KILLED}
+    killed = {
+        p.relative_to(root / "results").parts[1]: results.read(p).status for p in _files(root)
+    }
+    assert killed == {"regression": results.KILLED, "rounding": results.KILLED}

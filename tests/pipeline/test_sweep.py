@@ -51,6 +51,39 @@ def test_every_configuration_is_planned_at_every_learning_rate_of_the_grid():
     assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in sweep.plan(profile))
 
 
+def test_an_approach_with_methods_is_planned_at_every_method():
+    (m,) = sweep.plan(_profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]))
+    assert m.family == "ordinal"
+    assert m.overrides[:2] == ("approach=ordinal", "approach.method=corn,coral")
+    assert sorted((r.method, r.learning_rate) for r in m.runs) == [
+        ("coral", 0.001),
+        ("coral", 0.01),
+        ("corn", 0.001),
+        ("corn", 0.01),
+    ]
+    assert {r.variant for r in m.runs} == {"corn", "coral"}
+
+
+def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
+    profile = _profile(
+        datasets=["count", "affine"],
+        approaches=["regression", "glm_poisson", "ordered_logit"],
+        seeds=[3, 4, 5],
+        learning_rates=[0.003, 0.01],
+    )
+    networks, references = sweep.plan(profile)
+    assert len(networks.runs) == 2 * 3 * 2
+    assert references.family == "references" and references.once
+    assert sorted((r.dataset, r.approach, r.seed, r.learning_rate) for r in references.runs) == [
+        ("affine", "glm_poisson", 3, 0.001),
+        ("affine", "ordered_logit", 3, 0.001),
+        ("count", "glm_poisson", 3, 0.001),
+        ("count", "ordered_logit", 3, 0.001),
+    ]
+    assert "seed=3" in references.overrides
+    assert "trainer.learning_rate=0.001" in references.overrides
+
+
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
     files = [p.as_posix() for m in sweep.plan(profile) for p in m.result_files(Path("r"))]
@@ -169,8 +202,18 @@ def test_default_and_full_profiles_follow_the_protocol():
 
 
 def test_default_profile_can_answer_every_question():
+    from roundlab import approaches
+    from roundlab.data import registry
+    from roundlab.data.statsmodels_sets import bundled_dataset
+
     profile = sweep.load_profile(PARAMS, "default")
-    assert set(profile.approaches) == {"classification", "regression"}  # question 1
+    assert set(profile.approaches) == set(approaches.without_activation())  # question 1
+    real = [d for d in profile.datasets if registry.get(d).make is bundled_dataset]
+    assert real, profile.datasets  # the answers must hold on real data too
+    full = sweep.load_profile(PARAMS, "full")
+    assert {d for d in registry.names() if registry.get(d).make is bundled_dataset} <= set(
+        full.datasets
+    )
     for knob in ("sigmoid_round", "sine_round", "soft_round", "comb_round"):  # question 2
         assert len(profile.activations.get(knob) or ()) >= 2, knob
     assert "hard_round" in profile.activations  # the negative control of the failed runs
@@ -236,3 +279,50 @@ def test_a_bad_profile_is_one_line_naming_key_and_value(tmp_path, capsys):
         "config error: profiles.p.launcher must be one of ['vectorized', 'basic', 'joblib']. "
         "Received: launcher='slurm'"
     )
+
+
+def test_multiruns_run_at_most_processes_at_once_and_are_logged_in_plan_order(tmp_path):
+    """Each fake multirun appends its start and end time to a file; with processes=2 two of
+    the four overlap at most, and the log keeps the plan's order whatever ends first."""
+    import subprocess
+    import sys
+
+    profile = _profile(processes=2)
+    multiruns = [sweep.Multirun(f"m{i}", (), ()) for i in range(4)]
+    stamps = tmp_path / "stamps"
+    code = (
+        "import sys, time; f = open(sys.argv[1], 'a'); f.write(f'start {time.time()}\\n'); "
+        "f.flush(); time.sleep(float(sys.argv[2])); f.write(f'end {time.time()}\\n')"
+    )
+
+    def start(m):
+        cmd = [sys.executable, "-c", code, str(stamps), str(0.9 - 0.2 * int(m.family[1]))]
+        return sweep._Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
+
+    reported = []
+    log = sweep._run_multiruns(multiruns, profile, start, reported.append)
+    assert [e["family"] for e in log] == ["m0", "m1", "m2", "m3"]
+    assert all(e["exit_code"] == 0 for e in log)
+    events = sorted(
+        (float(t), kind) for kind, t in (line.split() for line in stamps.read_text().splitlines())
+    )
+    running = peak = 0
+    for _, kind in events:
+        running += 1 if kind == "start" else -1
+        peak = max(peak, running)
+    assert peak == 2
+    assert reported[-1] == multiruns  # the last count covers every multirun
+
+
+@pytest.mark.parametrize("value", [0, -1, "two", True])
+def test_processes_must_be_a_positive_integer(value):
+    with pytest.raises(
+        ValueError, match=f"processes must be an integer >= 1. Received: processes={value!r}"
+    ):
+        _profile(processes=value)
+
+
+def test_parallel_multiruns_split_the_cores_between_them(monkeypatch):
+    monkeypatch.setattr(sweep.os, "cpu_count", lambda: 4)
+    monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
+    assert sweep.environment(_profile(processes=2))["TF_NUM_INTRAOP_THREADS"] == "2"
