@@ -87,3 +87,29 @@ def test_the_in_range_answer_names_each_ordinal_method():
     assert {"ordinal · corn", "ordinal · coral", "glm_poisson (reference)"} <= {
         a.approach for a in against
     }
+
+
+def test_a_report_with_ordinal_poisson_and_reference_rows_builds_with_its_sweep_figures(tmp_path):
+    from synthetic_results import synthetic_runs, write_runs
+
+    from roundlab.report.pipeline import build_report
+
+    extra = [r for r in runs() if r.approach not in ("classification", "regression")]
+    results_dir = write_runs(tmp_path / "results", [*synthetic_runs(), *extra])
+    out = build_report(results_dir, tmp_path / "reports", tmp_path, gradients=False)
+    md = out.markdown.read_text()
+    count = md.split("### count")[1].split("### ")[0]
+    for label in ("ordinal · corn", "ordinal · coral", "poisson", "glm_poisson (reference)"):
+        assert label in count, label
+    assert (tmp_path / "reports" / "figures" / "sweep-count.png").is_file()
+
+
+def test_a_network_is_compared_with_a_reference_as_with_a_fixed_number():
+    # rounding at 0.60 ± 0.025 (three seeds); glm_poisson 0.45 and ordered_logit 0.58 exactly
+    r = [_run("count", "rounding", s, 0.6, 0.4, "ste_round") for s in (0, 1, 2)]
+    configs = tune(group([*r, *runs()])["count"])
+    against = {a.approach: a for a in answers.in_range(headline("count", configs), configs).against}
+    assert against["glm_poisson (reference)"].exact_match == "better"
+    assert against["ordered_logit (reference)"].exact_match.startswith("indistinguishable")
+    glm = next(c for c in configs if c.approach == "glm_poisson")
+    assert glm.metric("test", "exact_match").format() == "0.450 (deterministic)"

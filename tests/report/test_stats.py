@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from roundlab.report import stats
 from roundlab.report.stats import Interval, detectable_difference, mean_ci
 
 
@@ -95,3 +96,21 @@ def test_detectable_difference_is_unavailable_with_one_seed():
 def test_detectable_difference_refuses_levels_outside_the_unit_interval(alpha, power):
     with pytest.raises(ValueError, match="must be in \\(0, 1\\). Received: "):
         detectable_difference(mean_ci([1.0, 2.0]), mean_ci([1.0, 2.0]), alpha, power)
+
+
+def test_an_exact_value_is_a_point_that_an_interval_contains_or_not():
+    point = stats.exact(stats.mean_ci([0.62]))
+    assert point.exact and point.half_width == 0 and point.format() == "0.620 (deterministic)"
+    wide = stats.mean_ci([0.5, 0.6, 0.7])  # 0.6 ± 0.248
+    assert wide.overlaps(point) and point.overlaps(wide)
+    assert not stats.mean_ci([0.70, 0.71, 0.72]).overlaps(point)
+
+
+def test_detectable_difference_against_an_exact_value_is_the_one_sample_one():
+    # (t_{.975,2} + t_{.8,2}) · s / sqrt(n) = (4.302653 + 1.060660) · 0.1 / sqrt(3), by hand
+    sample = stats.mean_ci([0.5, 0.6, 0.7])
+    point = stats.exact(stats.mean_ci([0.3]))
+    assert stats.detectable_difference(sample, point) == pytest.approx(0.309651, abs=1e-6)
+    assert stats.detectable_difference(point, sample) == pytest.approx(0.309651, abs=1e-6)
+    assert stats.detectable_difference(point, stats.exact(stats.mean_ci([0.4]))) == 0.0
+    assert stats.detectable_difference(stats.mean_ci([0.5]), point) is None

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roundlab import approaches
 from roundlab.report.headline import Headline
 from roundlab.report.selection import (
     APPROACH_ORDER,
-    REFERENCE_APPROACHES,
     Configuration,
     best_overall,
     selection_key,
@@ -54,11 +54,17 @@ def sweep_curves(configs: list[Configuration]) -> list[SweepCurve]:
     ]
 
 
+# The approaches each knob value is drawn against: the two of the source thread. The others
+# (ordinal, poisson, the statsmodels references) are rows of the headline table; as lines they
+# would crowd out the curve.
+SWEEP_COMPARISONS = ("classification", "regression")
+
+
 def sweep_references(h: Headline) -> dict[str, float | None]:
-    """Test exact match of the approaches that do not round, and of the constant baseline: the
+    """Test exact match of classification and regression, and of the constant baseline: the
     horizontal lines the sweep figure compares each knob value with."""
     refs: dict[str, float | None] = {}
-    for approach in REFERENCE_APPROACHES:
+    for approach in SWEEP_COMPARISONS:
         cfg = next((c for c in h.rows if c.approach == approach), None)
         refs[approach] = cfg.metric("test", "exact_match").mean if cfg else None
     refs["constant baseline"] = h.baseline[("test", "exact_match")].mean
@@ -76,8 +82,10 @@ class LearningCurve:
 
 
 def best_configurations(configs: list[Configuration]) -> list[Configuration]:
-    """The best configuration on val of each approach, in approach order."""
-    return [c for a in APPROACH_ORDER if (c := best_overall(configs, a)) is not None]
+    """The best configuration on val of each trained approach, in approach order (the
+    references are fits, with no epochs to draw)."""
+    best = (best_overall(configs, a) for a in APPROACH_ORDER if a not in approaches.references())
+    return [c for c in best if c is not None]
 
 
 def learning_curves(best: list[Configuration]) -> list[LearningCurve]:

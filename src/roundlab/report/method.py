@@ -66,8 +66,9 @@ def _tuning(p: Protocol) -> str:
         f"**Selection on val.** Learning-rate grid: {_numbers(p.grid)}; {equal}. Per "
         "configuration the rate with the highest mean val exact match is kept (ties to the "
         "lower val MAE), then per family the knob value the same way; "
-        f"{trials}. Test and extrapolation numbers steer no choice: they are only reported. "
-        + _edges(p)
+        f"{trials}. The classical references are deterministic fits, made once at no learning "
+        "rate: their values are exact, compared with an interval as fixed numbers. Test and "
+        "extrapolation numbers steer no choice: they are only reported. " + _edges(p)
     )
 
 
@@ -106,7 +107,9 @@ def _convergence(p: Protocol) -> list[Block]:
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
     rows = tuple(
-        f"{c.dataset}: {c.title}, learning rate {c.learning_rate:g}: {k} of "
+        f"{c.dataset}: {c.title}: statsmodels' optimiser stopped without converging"
+        if c.is_reference
+        else f"{c.dataset}: {c.title}, learning rate {c.learning_rate:g}: {k} of "
         f"{len(c.finished)} seeds at the budget of {c.epochs} epochs"
         for c, k in p.unconverged
     )

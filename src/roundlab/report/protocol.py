@@ -70,14 +70,16 @@ def protocol(
     """``groups`` are the tuned configurations per dataset (tuning.tune_groups), ``runs`` every
     result, at every learning rate."""
     configs = [c for cs in groups.values() for c in cs]
+    networks = [c for c in configs if not c.is_reference]
     stuck = [
         (c, sum(r.converged is False for r in c.finished))
         for c in configs
         if c.finished and not c.converged
     ]
     return Protocol(
-        grid=tuple(sorted({lr for c in configs for lr in (c.grid or (c.learning_rate,))})),
-        rates_per_configuration=tuple(sorted({c.trials for c in configs})),
+        # references are fitted once: no rate to tune
+        grid=tuple(sorted({lr for c in networks for lr in (c.grid or (c.learning_rate,))})),
+        rates_per_configuration=tuple(sorted({c.trials for c in networks})),
         trials=_trials(groups),
         epochs=tuple(sorted({int(e) for e in _trainer(runs, "epochs")})),
         early_stopping=_distinct_settings(_trainer(runs, "early_stopping")),

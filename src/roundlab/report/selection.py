@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from roundlab import approaches
-from roundlab.report.stats import Interval, detectable_difference, mean_ci
+from roundlab.report.stats import Interval, detectable_difference, exact, mean_ci
 from roundlab.results import RunResult
 from roundlab.runs import DEFAULT_LEARNING_RATE
 
@@ -133,10 +133,12 @@ class Configuration:
         return ", ".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
 
     def metric(self, split: str, name: str) -> Interval:
-        """The metric over finished seeds; a split the dataset lacks gives ``n == 0``."""
-        return mean_ci(
+        """The metric over finished seeds; a split the dataset lacks gives ``n == 0``. A
+        reference's value is exact: a deterministic fit has no spread over seeds."""
+        iv = mean_ci(
             r.metrics.get(split, {}).get(name) for r in self.finished if split in r.metrics
         )
+        return exact(iv) if self.is_reference else iv
 
     def zero_grad_fraction(self) -> Interval:
         return mean_ci(r.zero_grad_fraction for r in self.finished)

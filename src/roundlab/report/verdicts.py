@@ -21,11 +21,18 @@ def tied(a: Interval, b: Interval) -> bool:
 
 
 def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> str:
-    """``no verdict: regression did not converge within 200 epochs``."""
-    names = " and ".join(c.title for c in configs)
-    budget = max((c.epochs for c in configs if c.epochs is not None), default=None)
-    within = f"within {budget} epochs" if budget is not None else "within its epoch budget"
-    return f"no verdict: {names} did not converge {within}"
+    """``no verdict: regression did not converge within 200 epochs`` (a reference: its
+    statsmodels optimiser stopped without converging, e.g. on separable data)."""
+    networks = [c for c in configs if not c.is_reference]
+    parts = []
+    if networks:
+        budget = max((c.epochs for c in networks if c.epochs is not None), default=None)
+        within = f"within {budget} epochs" if budget is not None else "within its epoch budget"
+        parts.append(f"{' and '.join(c.title for c in networks)} did not converge {within}")
+    references = [c.title for c in configs if c.is_reference]
+    if references:
+        parts.append(f"{' and '.join(references)} did not converge (statsmodels' optimiser)")
+    return "no verdict: " + "; ".join(parts)
 
 
 def degenerate(cfg: Configuration) -> str:
