@@ -61,7 +61,8 @@ def project(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     (clone / "params.yaml").write_text(yaml.safe_dump({**params, "profile": "tiny"}))
     _run([str(BIN / "dvc"), "repro"], clone, env)
     # `git add` refuses ignored paths: the metrics and plots must not be ignored
-    _run(["git", "add", "params.yaml", "dvc.lock", "reports/metrics", "reports/plots"], clone, env)
+    tracked = ["reports/headline.json", "reports/metrics", "reports/plots"]
+    _run(["git", "add", "params.yaml", "dvc.lock", *tracked], clone, env)
     _run(["git", "commit", "--quiet", "-m", "tiny baseline"], clone, env)
     return clone, env
 
@@ -103,14 +104,21 @@ def test_an_experiment_compares_with_the_baseline_in_exp_show_metrics_and_plots(
     assert experiment["name"] == EXPERIMENT
     for row in (baseline, experiment):
         metrics = row["data"]["metrics"]
-        assert metrics["reports/metrics/regression.json"]["data"]["count"]["exact_match"] >= 0
+        # one metrics file, three columns per dataset: a table one can read
+        assert list(metrics) == ["reports/headline.json"]
+        assert set(metrics["reports/headline.json"]["data"]["count"]) == {
+            "best",
+            "exact_match",
+            "mae",
+        }
         assert row["data"]["params"]["params.yaml"]["data"]["profile"] == "tiny"
     tracked = experiment["data"]["params"]["profiles.yaml"]["data"]
     assert set(tracked) == {"tiny"} and tracked["tiny"]["learning_rates"] == [0.01]
 
-    diff = json.loads(
-        _run([dvc, "metrics", "diff", "HEAD", EXPERIMENT, "--all", "--json"], clone, env)
-    )
+    compare = [dvc, "metrics", "diff", "HEAD", EXPERIMENT, "--all", "--json"]
+    headline = json.loads(_run(compare, clone, env))["reports/headline.json"]
+    assert set(headline) == {"count.best", "count.exact_match", "count.mae"}
+    diff = json.loads(_run([*compare, "--targets", "reports/metrics"], clone, env))
     regression = diff["reports/metrics/regression.json"]
     assert set(regression) >= {"count.exact_match", "count.mae"}
     assert all(v["old"] is not None and v["new"] is not None for v in regression.values())

@@ -65,4 +65,6 @@ def test_dvc_repro_on_the_tiny_profile_builds_the_report_and_a_second_repro_does
     assert "Running stage" not in second.stdout
     assert time.perf_counter() - start < 60
     shown = _run([dvc, "metrics", "show"], clone, env).stdout
-    assert "reports/metrics/rounding-sigmoid_round.json" in shown
+    assert "reports/headline.json" in shown and "reports/metrics/" not in shown
+    every = _run([dvc, "metrics", "show", "reports/metrics"], clone, env).stdout
+    assert "reports/metrics/rounding-sigmoid_round.json" in every

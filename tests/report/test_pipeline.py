@@ -9,6 +9,7 @@ import yaml
 from report_checks import check_report
 from synthetic_results import synthetic_runs, write_runs
 
+from roundlab import results
 from roundlab.report.pipeline import build_report
 from roundlab.report.selection import HEADLINE_COLUMNS
 from roundlab.results import RunResult
@@ -82,11 +83,34 @@ def test_metrics_have_a_file_per_approach_with_every_dataset(built):
         "rounding-ste_round",
         "baseline",
     }
-    assert sorted(out.metrics) == sorted((reports / "metrics").glob("*.json"))
+    assert sorted(out.metrics) == sorted(
+        [reports / "headline.json", *(reports / "metrics").glob("*.json")]
+    )
     assert set(files["classification"]) == {"count", "digit_sum"}
     assert set(files["rounding-ste_round"]) == {"count"}  # it ran on count only
     assert files["rounding-sigmoid_round"]["count"]["exact_match"] == pytest.approx(0.95)
     assert files["regression"]["digit_sum"]["extrapolation"] is None
+
+
+def test_headline_metrics_are_the_configuration_val_ranks_first_with_its_test_numbers(built):
+    reports, _ = built
+    headline = json.loads((reports / "headline.json").read_text())
+    configs = {}  # a configuration (its RunKey at seed 0) -> its finished runs
+    for path in (reports.parent / "results").rglob("seed=*.json"):
+        r = results.read(path)
+        if r.ok:
+            configs.setdefault(r.key.with_seed(0), []).append(r)
+
+    def mean(rs, split, metric):
+        return sum(r.metrics[split][metric] for r in rs) / len(rs)
+
+    assert set(headline) == {"count", "digit_sum"}
+    for dataset, entry in headline.items():
+        mine = {k: rs for k, rs in configs.items() if k.dataset == dataset}
+        first = max(mine.values(), key=lambda rs: mean(rs, "val", "exact_match"))
+        assert set(entry) == {"best", "exact_match", "mae"}
+        assert entry["exact_match"] == pytest.approx(mean(first, "test", "exact_match"), abs=1e-4)
+        assert entry["mae"] == pytest.approx(mean(first, "test", "mae"), abs=1e-4)
 
 
 def test_sweep_plot_data_has_one_row_per_swept_value(built):

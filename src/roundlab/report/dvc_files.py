@@ -1,5 +1,6 @@
-"""The files DVC reads besides the report: metrics/ for ``dvc metrics show`` and plots/ (the
-data behind ``dvc plots show``)."""
+"""The files DVC reads besides the report: headline.json, the pipeline's declared metrics (the
+columns of ``dvc exp show`` and ``dvc metrics diff``), metrics/ with every approach's numbers
+(``dvc metrics show reports/metrics``) and plots/ (the data behind ``dvc plots show``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from roundlab.report.curves import SweepCurve
 from roundlab.report.headline import Headline
-from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration
+from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration, selection_key
 
 PLOT_COLUMNS = (
     "value",
@@ -56,6 +57,26 @@ def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Pat
         path.write_text(json.dumps(entry, indent=2) + "\n")
         paths.append(path)
     return paths
+
+
+def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
+    """Per dataset, the row the validation split ranks first among every approach's best
+    (``best``: its label and setting) with its test exact match and MAE: three numbers per
+    dataset, so that ``dvc exp show`` stays a table one can read and ``dvc metrics diff`` says
+    whether an experiment changed the answer. Chosen on val like every setting of the report;
+    every row's numbers are in metrics/."""
+    entry = {}
+    for dataset, h in headlines.items():
+        if not h.rows:
+            continue
+        best = min(h.rows, key=selection_key)
+        entry[dataset] = {
+            "best": best.title,
+            "exact_match": _num(best.metric("test", "exact_match").mean),
+            "mae": _num(best.metric("test", "mae").mean),
+        }
+    path.write_text(json.dumps(entry, indent=2) + "\n")
+    return path
 
 
 def _num(value: float) -> float | None:

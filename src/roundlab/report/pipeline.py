@@ -157,6 +157,9 @@ def build_report(
     md_path.write_text(render.to_markdown(doc, reports_dir))
     html_path = reports_dir / "report.html"
     html_path.write_text(render.to_html(doc))
-    metrics = dvc_files.write_metrics(headlines, reports_dir / "metrics")
+    metrics = [
+        dvc_files.write_headline(headlines, reports_dir / "headline.json"),
+        *dvc_files.write_metrics(headlines, reports_dir / "metrics"),
+    ]
     plots = dvc_files.write_plots(sweeps, reports_dir / "plots")
     return Outputs(md_path, html_path, metrics, [f.path for f in doc.figures()], plots)
