@@ -1,5 +1,6 @@
-"""roundlab's Keras objects (:class:`roundlab.activations.RoundingActivation`, registered as
-``roundlab>RoundingActivation``) known to Keras as soon as both are imported, so that
+"""roundlab's Keras objects (:class:`roundlab.activations.RoundingActivation` and CORAL's
+:class:`roundlab.approaches.layers.OffsetLogits`, registered as ``roundlab>RoundingActivation``
+and ``roundlab>OffsetLogits``) known to Keras as soon as both are imported, so that
 ``import roundlab`` then ``keras.saving.load_model("seed=0.keras")`` works, in either order.
 
 Importing Keras imports TensorFlow (about 5 s here), which ``import roundlab`` must not cost the
@@ -19,6 +20,7 @@ from typing import Any
 def register() -> None:
     """Register the layers now (imports Keras and TensorFlow)."""
     import roundlab.activations.layer  # noqa: F401  (registers on import)
+    import roundlab.approaches.layers  # noqa: F401
 
 
 class _AfterKeras(importlib.abc.MetaPathFinder):

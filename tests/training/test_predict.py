@@ -65,8 +65,32 @@ def test_predictions_from_the_file_and_from_mlflow_reproduce_the_test_metrics(
         assert metrics.integer_metrics(test.y, _read_predictions(out)) == result.metrics["test"]
 
 
-def test_plain_keras_loads_the_saved_model_after_import_roundlab(compose, tmp_path):
-    cfg = compose("activation=sigmoid_round_np", "model.hidden_activation=spiky_np")
+@pytest.mark.parametrize(
+    "approach",
+    [
+        ["approach=ordinal", "approach.method=corn"],
+        ["approach=ordinal", "approach.method=coral"],
+        ["approach=poisson"],
+    ],
+)
+def test_a_saved_ordinal_or_poisson_model_predicts_what_its_evaluation_scored(compose, approach):
+    cfg = compose(*approach, "tracking.enabled=false")
+    result = train(cfg)
+    predictor = Predictor.load(result.key.result_path(cfg.results_dir))
+    test = data.materialize(cfg.dataset).test
+    scored = metrics.integer_metrics(test.y, predictor.predict(test.x))
+    assert scored == {k: result.metrics["test"][k] for k in scored}  # poisson adds mode_*
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["activation=sigmoid_round_np", "model.hidden_activation=spiky_np"],
+        ["approach=ordinal", "approach.method=coral"],  # its bias layer is roundlab's own
+    ],
+)
+def test_plain_keras_loads_the_saved_model_after_import_roundlab(compose, tmp_path, overrides):
+    cfg = compose(*overrides)
     result = train(cfg)
     path = model_path(result.key.result_path(cfg.results_dir))
     x = data.materialize(cfg.dataset).test.x[:5]

@@ -31,45 +31,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import keras
 import numpy as np
 from keras import ops
 
 from roundlab import guards
 from roundlab.approaches.head import Approach
+from roundlab.approaches.layers import OffsetLogits
 
 # Frequencies are clipped here before their logit: a label missing from the training range
 # (say 0, 1 and 3 but no 2) makes a conditional frequency 0 or 1, whose logit is infinite.
 _FREQUENCY_EPS = 1e-3
-
-
-class OffsetLogits(keras.layers.Layer):
-    """CORAL's shared score plus K−1 trainable biases: ``(B, 1) -> (B, K−1)``, ``z + b``.
-
-    ``stacked`` is the same on a leading member axis (roundlab.engine.stacked_mlp): scores
-    (M, B, 1) and biases (M, K−1)."""
-
-    def __init__(self, initial: Any, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.initial = [float(v) for v in np.reshape(initial, (-1,))]
-        self.weight_shapes = ((len(self.initial),),)
-
-    def build(self, input_shape: Any) -> None:
-        self.offsets = self.add_weight(
-            shape=self.weight_shapes[0],
-            initializer=keras.initializers.Constant(np.asarray(self.initial)),
-            name="offsets",
-        )
-
-    def call(self, z: Any) -> Any:
-        return z + self.offsets
-
-    @staticmethod
-    def stacked(z: Any, offsets: Any) -> Any:
-        return z + ops.expand_dims(offsets, 1)
-
-    def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "initial": self.initial}
 
 
 def build(cfg: Any, y_train: np.ndarray) -> Approach:

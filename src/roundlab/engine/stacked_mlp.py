@@ -6,7 +6,7 @@ as W_l (M, in, out) and b_l (M, out). Member inputs h (M, B, in) map to
 meet member n's. The hidden activation is applied elementwise; the output head applies the
 approach's rounding activation ``f(z, <param>=k)`` with a per-member parameter tensor k of
 shape (M, 1, 1), so members may differ in alpha, steepness, width or sigma; or a head layer
-with weights of its own (CORAL's biases, roundlab.approaches.ordinal.OffsetLogits), stacked
+with weights of its own (CORAL's biases, roundlab.approaches.layers.OffsetLogits), stacked
 after the dense layers' and passed to its ``stacked(z, *weights)``.
 
 Only what can be computed member by member with TensorFlow ops can be stacked: dropout and
