@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from roundlab.data import compose_config, generate, load
 
@@ -75,7 +76,8 @@ def test_dvc_status_sees_an_edited_input_file_of_a_csv_dataset(tmp_path):
         .replace("label: ???", "label: y")
     )
     params = clone / "params.yaml"
-    params.write_text(params.read_text().replace("  - anes96\n", "  - anes96\n  - mine\n", 1))
+    values = yaml.safe_load(params.read_text())
+    params.write_text(yaml.safe_dump({**values, "datasets": [*values["datasets"], "mine"]}))
 
     assert "Running stage 'generate@mine'" in run([dvc, "repro", "generate@mine"], clone, env)
     assert "up to date" in run([dvc, "status", "generate@mine"], clone, env)
