@@ -66,7 +66,7 @@ ui: setup ## Browse the runs: mlflow ui (one worker) on the project's store at h
 	  exec $(BIN)/mlflow ui --workers 1 --host $(UI_HOST) --port $(UI_PORT) --backend-store-uri "$$store"
 
 # reports/metrics and reports/plots stay: git tracks them (DVC compares revisions with them).
-clean: ## Remove caches and generated outputs (data/, results/, reports/ but its metrics and plots, outputs/, multirun/, mlflow.db); keeps .venv
+clean: ## Remove caches and generated outputs (data/, results/, reports/ but its git-tracked headline, metrics and plots, outputs/, multirun/, mlflow.db); keeps .venv
 	rm -rf .pytest_cache .ruff_cache .hypothesis outputs multirun results data mlflow.db mlartifacts
-	find reports -mindepth 1 -maxdepth 1 ! -name .gitkeep ! -name metrics ! -name plots -exec rm -rf {} +
+	find reports -mindepth 1 -maxdepth 1 ! -name .gitkeep ! -name headline.json ! -name metrics ! -name plots -exec rm -rf {} +
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -exec rm -rf {} +
