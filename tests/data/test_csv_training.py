@@ -3,14 +3,12 @@ trains on a.csv and reports test metrics on exactly the rows of b.csv."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 
 from roundlab import results
+from training.processes import environment, run
 
 from .support import REPO, write_csv
 
@@ -25,12 +23,6 @@ def test_training_on_fixed_split_files_evaluates_on_exactly_the_test_file(tmp_pa
     train = [[f"{y / 4 + 0.05 * rng.random():.4f}", int(y)] for y in labels]
     write_csv(tmp_path / "a.csv", ["x", "y"], train)
     write_csv(tmp_path / "b.csv", ["x", "y"], [[y / 4, y] for y in TEST_LABELS])
-    env = {
-        **os.environ,
-        "ROUNDLAB_ROOT": str(tmp_path),
-        "PYTHONPATH": str(REPO / "src"),
-        "TF_CPP_MIN_LOG_LEVEL": "2",
-    }
     args = [
         "dataset=csv",
         "dataset.train_path=a.csv",
@@ -40,18 +32,10 @@ def test_training_on_fixed_split_files_evaluates_on_exactly_the_test_file(tmp_pa
         "model.hidden_sizes=[8]",
         "trainer.epochs=3",
         "tracking.enabled=false",
-        f"results_dir={tmp_path / 'results'}",
-        f"hydra.run.dir={tmp_path / 'run'}",
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "roundlab.train", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    env = environment(tmp_path, ROUNDLAB_ROOT=str(tmp_path), PYTHONPATH=str(REPO / "src"))
+    code, _, err, _ = run(tmp_path, args, env, timeout=600)
+    assert code == 0, err[-3000:]
     (result,) = results.read_all(tmp_path / "results")
     assert result.ok, result.error
     assert set(result.metrics) == {"val", "test"}  # no extrapolate file, no extrapolate split

@@ -3,42 +3,26 @@ repository."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+import clones
 from roundlab.data import compose_config, generate, load
 
-from .support import BUILTIN, BUNDLED, REPO, write_csv
+from .support import BUILTIN, BUNDLED, write_csv
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> str:
-    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{args} failed:\n{done.stdout}\n{done.stderr}"
+    done = clones.run(args, cwd, env)
     return done.stdout + done.stderr
-
-
-def fresh_clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A clone of the committed repository and the environment its stages run in."""
-    clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
-    env = {k: v for k, v in os.environ.items() if k != "ROUNDLAB_ROOT"}
-    # Stage commands call `python`: the environment's one (as the Makefile arranges), running
-    # the clone's code rather than the checkout an editable install points at.
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(clone / "src")
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return clone, env
 
 
 @pytest.mark.slow
 def test_dvc_repro_generates_each_dataset_once_and_reruns_only_what_changed(tmp_path):
-    clone, env = fresh_clone(tmp_path)
-    dvc = [str(Path(sys.executable).parent / "dvc"), "repro", "generate"]
+    clone, env = clones.fresh_clone(tmp_path)
+    dvc = [str(clones.BIN / "dvc"), "repro", "generate"]
 
     first = run(dvc, clone, env)
     for name in [*BUILTIN, *BUNDLED]:
@@ -62,8 +46,8 @@ def test_dvc_repro_generates_each_dataset_once_and_reruns_only_what_changed(tmp_
 
 @pytest.mark.slow
 def test_dvc_status_sees_an_edited_input_file_of_a_csv_dataset(tmp_path):
-    clone, env = fresh_clone(tmp_path)
-    dvc = str(Path(sys.executable).parent / "dvc")
+    clone, env = clones.fresh_clone(tmp_path)
+    dvc = str(clones.BIN / "dvc")
     (clone / "inputs" / "mine").mkdir()
     for split, start in (("train", 0), ("test", 100)):
         rows = [[start + i, i % 3] for i in range(30)]

@@ -11,52 +11,31 @@ tiny sweep runs once: the experiment keeps a subset of its runs, which the sweep
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
+from clones import BIN, fresh_clone, run
+
 EXPERIMENT = "one-rate"
 UP_TO_DATE = "Data and pipelines are up to date."
 
 pytestmark = pytest.mark.slow
 
 
-def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, (
-        f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-    )
-    return proc.stdout
+def _run(cmd: list[str], cwd, env: dict[str, str]) -> str:
+    return run(cmd, cwd, env).stdout
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+def project(tmp_path_factory):
     """A clone at a commit that holds the tiny profile's dvc.lock, metrics and plots."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    tmp = tmp_path_factory.mktemp("experiments")
-    clone = tmp / "roundlab"
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    env = {
-        **os.environ,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": str(clone / "src"),
-        "TF_CPP_MIN_LOG_LEVEL": "2",
-        "MLFLOW_TRACKING_URI": f"sqlite:///{tmp / 'mlflow.db'}",
-        **{
-            f"GIT_{who}_{what}": value
-            for who in ("AUTHOR", "COMMITTER")
-            for what, value in (("NAME", "test"), ("EMAIL", "test@example.org"))
-        },
+    committer = {
+        f"GIT_{who}_{what}": value
+        for who in ("AUTHOR", "COMMITTER")
+        for what, value in (("NAME", "test"), ("EMAIL", "test@example.org"))
     }
-    env.pop("ROUNDLAB_ROOT", None)  # the clone is the project root, found from its dvc.yaml
+    clone, env = fresh_clone(tmp_path_factory.mktemp("experiments"), **committer)
     params = yaml.safe_load((clone / "params.yaml").read_text())
     (clone / "params.yaml").write_text(yaml.safe_dump({**params, "profile": "tiny"}))
     _run([str(BIN / "dvc"), "repro"], clone, env)

@@ -7,47 +7,22 @@ tests run from, and the pipeline must run the committed code.
 """
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from report_checks import check_report
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, (
-        f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
-    )
-    return proc
+from clones import BIN, fresh_clone, run
 
 
 @pytest.mark.slow
 def test_dvc_repro_on_the_tiny_profile_builds_the_report_and_a_second_repro_does_nothing(
     tmp_path,
 ):
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    clone = tmp_path / "roundlab"
-    subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    env = {
-        **os.environ,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": str(clone / "src"),
-        "TF_CPP_MIN_LOG_LEVEL": "2",
-        "MLFLOW_TRACKING_URI": f"sqlite:///{tmp_path / 'mlflow.db'}",
-    }
-    env.pop("ROUNDLAB_ROOT", None)  # the clone is the project root, found from its dvc.yaml
+    clone, env = fresh_clone(tmp_path)
     dvc = str(BIN / "dvc")
 
-    _run([dvc, "exp", "run", "-S", "profile=tiny"], clone, env)
+    run([dvc, "exp", "run", "-S", "profile=tiny"], clone, env)
 
     reports = clone / "reports"
     check_report(reports)
@@ -60,11 +35,11 @@ def test_dvc_repro_on_the_tiny_profile_builds_the_report_and_a_second_repro_does
     assert list((reports / "plots").glob("sweep-count-sigmoid_round.csv"))
 
     start = time.perf_counter()
-    second = _run([dvc, "repro"], clone, env)
+    second = run([dvc, "repro"], clone, env)
     assert "Data and pipelines are up to date." in second.stdout
     assert "Running stage" not in second.stdout
     assert time.perf_counter() - start < 60
-    shown = _run([dvc, "metrics", "show"], clone, env).stdout
+    shown = run([dvc, "metrics", "show"], clone, env).stdout
     assert "reports/headline.json" in shown and "reports/metrics/" not in shown
-    every = _run([dvc, "metrics", "show", "reports/metrics"], clone, env).stdout
+    every = run([dvc, "metrics", "show", "reports/metrics"], clone, env).stdout
     assert "reports/metrics/rounding-sigmoid_round.json" in every
