@@ -260,14 +260,19 @@ def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
 
 @dataclass(frozen=True)
 class Multirun:
-    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid.
-    ``once``: its runs are deterministic fits (the references), planned at one seed and one
-    learning rate instead of the profile's grids."""
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
-    once: bool = False
+
+    @property
+    def once(self) -> bool:
+        """Its runs are deterministic fits (the references), planned at one seed and one
+        learning rate instead of the profile's grids."""
+        return bool(self.runs) and all(
+            approach_catalogue.get(r.approach).is_reference for r in self.runs
+        )
 
     def result_files(self, results_dir: Path) -> list[Path]:
         return [run.result_path(results_dir) for run in self.runs]
@@ -305,7 +310,7 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
             rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
             runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
             common = (data[0], *(once if m.once else grid), *data[1:])
-            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs, m.once))
+            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
     return out
 
 
@@ -331,7 +336,7 @@ def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Mult
     references = [s.name for s in specs if s.is_reference]
     if references:
         runs = tuple(RunKey.of(d, a, seed=seeds[0]) for d in datasets for a in references)
-        out.append(Multirun("references", (f"approach={','.join(references)}",), runs, True))
+        out.append(Multirun("references", (f"approach={','.join(references)}",), runs))
     return out
 
 
