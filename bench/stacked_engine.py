@@ -22,8 +22,15 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from roundlab import approaches, config, models  # noqa: E402
-from roundlab.engine import Member, train_members  # noqa: E402
+from roundlab import approaches  # noqa: E402
+from roundlab.engine import (  # noqa: E402
+    Member,
+    models,  # noqa: E402
+    train_members,
+)
+from roundlab.run import (
+    config,  # noqa: E402
+)
 
 N_TRAIN, N_VAL, N_FEATURES, BATCH, HIDDEN = 1500, 300, 10, 64, [64, 64]
 

@@ -36,7 +36,7 @@ def store(tmp_path_factory):
 @pytest.fixture
 def compose(tmp_path, store):
     """compose(*overrides): the real config, shrunk, writing results under tmp_path."""
-    from roundlab import config
+    from roundlab.run import config
 
     def _compose(*overrides: str):
         return config.compose([*TINY, f"results_dir={tmp_path / 'results'}", *overrides])

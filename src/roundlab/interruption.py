@@ -4,7 +4,7 @@ Python turns SIGINT into ``KeyboardInterrupt`` but leaves SIGTERM (what SLURM an
 schedulers send) to kill the process outright, with no result file and the MLflow run left
 RUNNING. Inside :func:`interruptible` both raise :class:`Interrupted`, a ``KeyboardInterrupt``
 subclass, so no ``except Exception`` on the way (Keras, Hydra's ``run_job``) swallows it, and the
-bookkeeping in :meth:`roundlab.recording.Recording.capture` runs before the process exits with
+bookkeeping in :meth:`roundlab.run.recording.Recording.capture` runs before the process exits with
 ``128 + signal number`` (130 for SIGINT, 143 for SIGTERM), the shell's convention.
 """
 

@@ -5,8 +5,8 @@
     python -m roundlab.predict outputs/2026-11-30/10-00-00 --input data.csv
     python -m roundlab.predict --run <mlflow run id> --input data.csv
 
-The model is a result file's saved model (:mod:`roundlab.saved_models`), the one result file
-below a run directory, or an MLflow run's logged model (``runs:/<id>/model``, on
+The model is a result file's saved model (:mod:`roundlab.serving.saved_models`), the one result
+file below a run directory, or an MLflow run's logged model (``runs:/<id>/model``, on
 ``$MLFLOW_TRACKING_URI`` or the project's store). The CSV needs a header with the training
 feature columns (others are ignored); the features are standardised as in training. The output
 is a CSV with one column ``prediction`` (after the ``--id`` column when given), on stdout by
@@ -17,83 +17,26 @@ naming the column and the line) or a source that holds no model.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+# Before TensorFlow is first imported (through the modules below), which reads it then.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from roundlab.saved_models import InputError, feature_matrix  # noqa: E402
-
-
-def read_csv(path: Path) -> dict[str, list[str]]:
-    """Column name -> values (as text) of a CSV file with a header row."""
-    with open(path, newline="") as handle:
-        rows = list(csv.reader(handle))
-    if not rows:
-        raise InputError(f"{path} must have a header row. Received: an empty file")
-    header, body = rows[0], rows[1:]
-    short = next((i for i, row in enumerate(body) if len(row) != len(header)), None)
-    if short is not None:
-        raise InputError(
-            f"{path} line {short + 2}: every row must have the header's {len(header)} fields. "
-            f"Received: {len(body[short])} fields"
-        )
-    return {name: [row[j] for row in body] for j, name in enumerate(header)}
-
-
-def result_file(source: Path) -> Path:
-    """A result file as given, or the single result file below a run directory."""
-    if source.is_file():
-        return source
-    if not source.is_dir():
-        raise InputError(
-            f"the model source must be a result file or a run directory. "
-            f"Received: {source} (not found)"
-        )
-    found = sorted(p for p in source.rglob("seed=*.json") if p.with_suffix(".keras").is_file())
-    if len(found) != 1:
-        raise InputError(
-            f"a run directory must hold exactly one result file with a saved model; name the "
-            f"result file instead. Received: {source} holds {len(found)}"
-        )
-    return found[0]
+from roundlab.serving.predict import predict_saved, read_csv, write  # noqa: E402
+from roundlab.serving.saved_models import InputError  # noqa: E402
 
 
 def predictions(args: argparse.Namespace, table: dict[str, list[str]]) -> Any:
     """Integer predictions for ``table`` from the source ``args`` name."""
     if args.run:
-        import mlflow.pyfunc
-        import pandas as pd
-        from mlflow.exceptions import MlflowException
+        # The MLflow model flavour imports mlflow.pyfunc: only a --run pays for it.
+        from roundlab.tracking.model import predict_run
 
-        from roundlab import paths, tracking
-
-        tracking.quiet()
-        mlflow.set_tracking_uri(paths.default_tracking_uri())
-        try:
-            model = mlflow.pyfunc.load_model(f"runs:/{args.run}/model")
-        except MlflowException as err:
-            raise InputError(
-                f"--run must name an MLflow run with a logged model. Received: --run={args.run} "
-                f"({err.message.splitlines()[0]})"
-            ) from None
-        features = model.metadata.get_input_schema().input_names()
-        matrix = feature_matrix(table, features, str(args.input))
-        frame = pd.DataFrame(matrix, columns=features)
-        return model.predict(frame)["prediction"].to_numpy()
-    from roundlab.saved_models import Predictor
-
-    return Predictor.load(result_file(args.source)).predict_table(table, str(args.input))
-
-
-def write(out: Any, ids: list[str] | None, id_column: str | None, values: Any) -> None:
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([id_column, "prediction"] if ids is not None else ["prediction"])
-    for i, value in enumerate(values):
-        writer.writerow([ids[i], int(value)] if ids is not None else [int(value)])
+        return predict_run(args.run, table, str(args.input))
+    return predict_saved(args.source, table, str(args.input))
 
 
 def _parser() -> argparse.ArgumentParser:

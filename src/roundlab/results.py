@@ -16,12 +16,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
+from roundlab.runs import DEFAULT_LEARNING_RATE, RUN_INDEPENDENT_KEYS, RunKey
 
-# 2 added best_epoch, epochs_run, converged and engine; version 1 files read with those unset.
-# 3 added oracle; older files read with it empty. fingerprint and deterministic_failure came
-# later within 3: a file without a fingerprint is read with None and never reused by a resumed
-# sweep; so did model (roundlab.saved_models.ModelCard), empty in older files.
+# Files of every readable version load, the fields a version lacks left at their defaults
+# (docs/result-schema.md says what each version holds): old results stay readable by the report.
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, FORMAT_VERSION)
 FINISHED = "FINISHED"
@@ -69,11 +67,12 @@ class RunResult:
     device: str | None = None
     error: str | None = None
     mlflow_run_id: str | None = None
-    # roundlab.fingerprint of config, code and data; None in files written before it existed
+    # roundlab.run.fingerprint of config, code and data; a file without one is never reused
     fingerprint: str | None = None
-    # FAILED for a reason the same fingerprint fails with again (roundlab.resume)
+    # FAILED for a reason the same fingerprint fails with again (roundlab.sweep.resume)
     deterministic_failure: bool = False
-    # A finished run's saved model and what predicting needs (roundlab.saved_models.ModelCard)
+    # A finished run's saved model and what predicting needs
+    # (roundlab.serving.saved_models.ModelCard)
     model: dict[str, Any] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
 
@@ -123,13 +122,12 @@ class RunResult:
 def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """Dotted config keys whose values differ between two runs' resolved configs.
 
-    The seed, where a run writes (``results_dir``, ``tracking``), how the sweep schedules it
-    (``sweep``) and how a sweep exits (``fail_on_failed_jobs``) are left out: two runs that
-    differ only there are the same setup. The result path encodes dataset, approach, rounding
+    The seed and :data:`roundlab.runs.RUN_INDEPENDENT_KEYS` are left out: two runs that differ
+    only there are the same setup. The result path encodes dataset, approach, rounding
     activation, learning rate and seed, so two runs of one path that differ elsewhere
     (``trainer.loss``, ``model.hidden_sizes``) collide; this names what differs.
     """
-    ignored = {"seed", "results_dir", "tracking", "sweep", "fail_on_failed_jobs"}
+    ignored = {"seed", *RUN_INDEPENDENT_KEYS}
     old_flat, new_flat = flatten(old), flatten(new)
     keys = (old_flat.keys() | new_flat.keys()) - {
         k for k in old_flat | new_flat if k.split(".")[0] in ignored

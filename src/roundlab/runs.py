@@ -18,11 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from roundlab import approaches
+from roundlab.errors import ConfigError
 
 DEFAULT_VARIANT = "default"
 # conf/trainer/default.yaml's learning_rate (a test keeps the two equal); importing the config
 # schema here would import TensorFlow into every planner.
 DEFAULT_LEARNING_RATE = 1e-3
+# Config keys that never change what a run computes: where it writes, how a sweep schedules it,
+# exits and scores it. Left out of its fingerprint, of the setups two result files are compared
+# on, and of what a stacked group's members must share.
+RUN_INDEPENDENT_KEYS = ("results_dir", "tracking", "sweep", "fail_on_failed_jobs", "objective")
 
 
 @dataclass(frozen=True)
@@ -60,10 +65,7 @@ class RunKey:
                 f"approach={self.approach} uses no output activation. Received: "
                 f"activation={self.activation!r}, params={dict(self.params)}"
             )
-        if not self.learning_rate > 0:
-            raise ValueError(
-                f"learning_rate must be > 0. Received: learning_rate={self.learning_rate!r}"
-            )
+        check_learning_rate(self.learning_rate, "learning_rate")
         object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in self.params)))
         object.__setattr__(self, "learning_rate", float(self.learning_rate))
 
@@ -85,9 +87,13 @@ class RunKey:
     def from_config(cls, cfg: Any) -> RunKey:
         """The run a composed training config describes (the activation group counts only for
         approaches that use it)."""
+        # Importing the activations imports TensorFlow, which the sweep planner and the report
+        # (RunKey.of) must not pay for; a composed config is only read where it is loaded.
+        from roundlab.activations import activation_params
+
         uses = approaches.get(cfg.approach.name).uses_activation
         activation = cfg.activation.name if uses else None
-        params = {str(k): float(v) for k, v in cfg.activation.items() if k != "name"}
+        params = activation_params(cfg.activation)
         return cls.of(
             cfg.dataset.name,
             cfg.approach.name,
@@ -144,9 +150,10 @@ class RunKey:
         return replace(self, seed=int(seed))
 
 
-def activation_params(node: Any) -> dict[str, float]:
-    """An activation config node's parameters (every key but ``name``) as floats."""
-    return {str(k): float(v) for k, v in node.items() if k != "name"}
+def check_learning_rate(value: Any, key: str = "trainer.learning_rate") -> None:
+    """Refuse a learning rate that is not a positive number, naming ``key``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(f"{key} must be > 0. Received: {key}={value!r}")
 
 
 def _number(value: float) -> str:

@@ -23,7 +23,7 @@ PACKAGES = (
 )
 
 
-@functools.cache  # reading the installed metadata costs about 15 ms, once per process
+@functools.cache  # the installed packages do not change while a process runs
 def _installed() -> tuple[tuple[str, str], ...]:
     out = {"python": platform.python_version()}
     for name in PACKAGES:

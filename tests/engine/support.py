@@ -31,7 +31,8 @@ def labelled(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def setup(name: str, y_train: np.ndarray, *overrides: str):
     """(cfg, approach) of a configuration in APPROACHES, with HIDDEN as the MLP."""
-    from roundlab import approaches, config
+    from roundlab import approaches
+    from roundlab.run import config
 
     hidden = ",".join(map(str, HIDDEN))
     cfg = config.compose([*APPROACHES[name], f"model.hidden_sizes=[{hidden}]", *overrides])
@@ -42,7 +43,7 @@ def network(cfg, approach, seed: int):
     """build_mlp's network with the initial weights of ``seed``, as the single-run path."""
     import keras
 
-    from roundlab import models
+    from roundlab.engine import models
 
     keras.utils.set_random_seed(seed)
     return models.build_mlp(N_FEATURES, cfg.model, approach)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from roundlab.engine import grouping
-from roundlab.train import resolved
+from roundlab.run.job import resolve as resolved
+from roundlab.sweep import grouping
 
 
 @pytest.fixture
@@ -86,5 +86,7 @@ def test_skipped_jobs_join_no_group_and_do_not_count_towards_max_members(cfg):
 
 
 def test_max_members_below_one_is_refused():
-    with pytest.raises(ValueError, match="max_members must be >= 1. Received: max_members=0"):
+    with pytest.raises(
+        ValueError, match="max_members must be an integer >= 1. Received: max_members=0"
+    ):
         grouping.plan([], max_members=0)

@@ -5,8 +5,9 @@ import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import OmegaConf
 
-from roundlab import config
-from roundlab.launcher import _member_values, derive
+from roundlab.run import config
+from roundlab.sweep.jobs import derive
+from roundlab.sweep.jobs import member_values as _member_values
 
 BASE = ["dataset=count", "approach=rounding", "activation=sigmoid_round", "trainer.epochs=3"]
 
@@ -56,7 +57,9 @@ def test_a_parameter_the_activation_does_not_have_is_left_to_hydra():
 def test_the_launcher_refuses_max_members_below_one_before_any_job():
     from hydra_plugins.roundlab_vectorized_launcher.vectorized_launcher import VectorizedLauncher
 
-    with pytest.raises(ValueError, match="max_members must be >= 1. Received: max_members=0"):
+    with pytest.raises(
+        ValueError, match="max_members must be an integer >= 1. Received: max_members=0"
+    ):
         VectorizedLauncher(max_members=0)
 
 

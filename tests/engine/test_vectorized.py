@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 
 from roundlab import results
-from roundlab.engine import vectorized
 from roundlab.metrics import integer_metrics
 from roundlab.report.stats import mean_ci
-from roundlab.saved_models import Predictor
-from roundlab.train import resolved, train
+from roundlab.run.job import resolve as resolved
+from roundlab.serving.saved_models import Predictor
+from roundlab.sweep import vectorized
+from roundlab.train import train
 
 SEEDS = range(5)
 

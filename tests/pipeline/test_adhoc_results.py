@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from hydra.core.hydra_config import HydraConfig
 
-from roundlab import config, paths
+from roundlab import paths
+from roundlab.run import config
 
 
 @pytest.fixture

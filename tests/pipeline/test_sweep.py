@@ -5,7 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roundlab import paths, sweep
+from roundlab import paths
+from roundlab.sweep import cli, preview, runner
+from roundlab.sweep import plan as planning
+from roundlab.sweep import profile as profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = ROOT / "params.yaml"
@@ -13,7 +16,7 @@ PARAMS = ROOT / "params.yaml"
 
 def _profile(**raw):
     base = {"datasets": ["count"], "seeds": [0, 1, 2]}
-    return sweep.parse_profile("p", {**base, **raw}, known_datasets=["count", "affine"])
+    return profiles.parse_profile("p", {**base, **raw}, known_datasets=["count", "affine"])
 
 
 def test_plan_covers_the_grid_with_one_multirun_per_family():
@@ -21,7 +24,7 @@ def test_plan_covers_the_grid_with_one_multirun_per_family():
         approaches=["classification", "regression"],
         activations={"hard_round": None, "ste_round": None, "sigmoid_round": [5, 20]},
     )
-    multiruns = sweep.plan(profile)
+    multiruns = planning.plan(profile)
     assert [m.family for m in multiruns] == ["approaches", "activations", "sigmoid_round"]
     assert multiruns[2].overrides == (
         "approach=rounding",
@@ -41,18 +44,18 @@ def test_every_configuration_is_planned_at_every_learning_rate_of_the_grid():
         seeds=[0],
         learning_rates=[0.0003, 0.003],
     )
-    runs = [run for m in sweep.plan(profile) for run in m.runs]
+    runs = [run for m in planning.plan(profile) for run in m.runs]
     assert sorted((r.approach, r.learning_rate) for r in runs) == [
         ("regression", 0.0003),
         ("regression", 0.003),
         ("rounding", 0.0003),
         ("rounding", 0.003),
     ]
-    assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in sweep.plan(profile))
+    assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in planning.plan(profile))
 
 
 def test_an_approach_with_methods_is_planned_at_every_method():
-    (m,) = sweep.plan(_profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]))
+    (m,) = planning.plan(_profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]))
     assert m.family == "ordinal"
     assert m.overrides[:2] == ("approach=ordinal", "approach.method=corn,coral")
     assert sorted((r.method, r.learning_rate) for r in m.runs) == [
@@ -71,7 +74,7 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
         seeds=[3, 4, 5],
         learning_rates=[0.003, 0.01],
     )
-    networks, references = sweep.plan(profile)
+    networks, references = planning.plan(profile)
     assert len(networks.runs) == 2 * 3 * 2
     assert references.family == "references" and references.once
     assert sorted((r.dataset, r.approach, r.seed, r.learning_rate) for r in references.runs) == [
@@ -86,7 +89,7 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
 
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
-    files = [p.as_posix() for m in sweep.plan(profile) for p in m.result_files(Path("r"))]
+    files = [p.as_posix() for m in planning.plan(profile) for p in m.result_files(Path("r"))]
     assert files == [
         "r/count/regression/default/lr=0.001/seed=7.json",
         "r/count/rounding/sine_round-width=0.5/lr=0.001/seed=7.json",
@@ -95,7 +98,7 @@ def test_planned_result_files_follow_the_result_layout():
 
 
 def test_datasets_with_their_own_overrides_get_their_own_multiruns():
-    profile = sweep.parse_profile(
+    profile = profiles.parse_profile(
         "p",
         {
             "datasets": ["count", "affine"],
@@ -105,37 +108,58 @@ def test_datasets_with_their_own_overrides_get_their_own_multiruns():
         },
         known_datasets=["count", "affine"],
     )
-    multiruns = sweep.plan(profile)
+    multiruns = planning.plan(profile)
     assert [m.family for m in multiruns] == ["approaches-count", "approaches-affine"]
     assert "dataset.n_train=6000" in multiruns[0].overrides
     assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
 
 
 def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
-    (m,) = sweep.plan(_profile(approaches=["regression"]))
-    default = sweep.command(m, _profile(), Path("/r"), Path("/mr"))
+    (m,) = planning.plan(_profile(approaches=["regression"]))
+    default = planning.command(m, _profile(), Path("/r"), Path("/mr"))
     assert "hydra.sweep.dir=/mr/approaches" in default and "results_dir=/r" in default
     assert [a for a in default if a.startswith("hydra/launcher")] == ["hydra/launcher=vectorized"]
-    chunked = sweep.command(m, _profile(max_members=4), Path("/r"), Path("/mr"))
+    chunked = planning.command(m, _profile(max_members=4), Path("/r"), Path("/mr"))
     assert "hydra.launcher.max_members=4" in chunked
-    parallel = sweep.command(m, _profile(launcher="joblib", jobs=2), Path("/r"), Path("/mr"))
+    parallel = planning.command(m, _profile(launcher="joblib", jobs=2), Path("/r"), Path("/mr"))
     assert "hydra/launcher=joblib" in parallel and "hydra.launcher.n_jobs=2" in parallel
 
 
-def test_dry_run_says_which_runs_share_a_stacked_program():
+def _dry_run(profile, tmp_path):
+    lines = []
+    for m in planning.plan(profile):
+        cmd = planning.command(m, profile, tmp_path / "results", tmp_path / "multirun")
+        lines += preview.describe(m, profile, cmd)
+    return lines
+
+
+def test_dry_run_groups_the_jobs_as_the_launcher_will(tmp_path):
     profile = _profile(
         approaches=[], activations={"sigmoid_round": [1, 5], "sigmoid_round_np": [10]}
     )
-    lines = [line for m in sweep.plan(profile) for line in sweep.expected_groups(m, profile)]
-    assert "count/rounding/sigmoid_round: 6 runs in 1 stacked program(s)" in lines
-    assert "count/rounding/sigmoid_round_np: 3 runs one at a time (numpy-backed)" in lines
+    lines = _dry_run(profile, tmp_path)
+    assert [line for line in lines if line.startswith("group of")] == [
+        "group of 6: count/rounding/sigmoid_round steepness=[1.0, 5.0] learning_rate=[0.001] "
+        "seeds=[0, 1, 2]"
+    ]
+    numpy_alone = [line for line in lines if "numpy-backed" in line]
+    assert len(numpy_alone) == 3 and all(line.startswith("alone: job") for line in numpy_alone)
+
+
+def test_dry_run_sees_a_profile_override_that_stops_stacking(tmp_path):
+    profile = _profile(
+        approaches=[], activations={"sigmoid_round": [1, 5]}, overrides=["model.dropout=0.1"]
+    )
+    lines = _dry_run(profile, tmp_path)
+    assert not [line for line in lines if line.startswith("group of")]
+    assert len([line for line in lines if "model.dropout=0.1" in line]) == 6
 
 
 def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
     monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
     monkeypatch.setattr("os.cpu_count", lambda: 4)
-    assert sweep.environment(_profile(launcher="joblib", jobs=2))["TF_NUM_INTRAOP_THREADS"] == "2"
-    assert "TF_NUM_INTRAOP_THREADS" not in sweep.environment(_profile(jobs=1))
+    assert runner.environment(_profile(launcher="joblib", jobs=2))["TF_NUM_INTRAOP_THREADS"] == "2"
+    assert "TF_NUM_INTRAOP_THREADS" not in runner.environment(_profile(jobs=1))
 
 
 @pytest.mark.parametrize(
@@ -172,11 +196,11 @@ def test_activation_parameters_must_match_the_activation():
     with pytest.raises(
         ValueError, match="sigmoid_round needs values of its parameter 'steepness'. Received: null"
     ):
-        sweep.plan(_profile(activations={"sigmoid_round": None}))
+        planning.plan(_profile(activations={"sigmoid_round": None}))
     with pytest.raises(ValueError, match="ste_round takes no parameter"):
-        sweep.plan(_profile(activations={"ste_round": [1]}))
+        planning.plan(_profile(activations={"ste_round": [1]}))
     with pytest.raises(ValueError, match="activation must be one of .*Received: name='relu6'"):
-        sweep.plan(_profile(activations={"relu6": None}))
+        planning.plan(_profile(activations={"relu6": None}))
 
 
 def test_unknown_profile_name_lists_the_profiles():
@@ -185,17 +209,17 @@ def test_unknown_profile_name_lists_the_profiles():
         match=r"profile must name an entry.*\['default', 'full', "
         r"'tiny'\]\)\. Received: profile='huge'",
     ):
-        sweep.load_profile(PARAMS, "huge")
+        profiles.load_profile(PARAMS, "huge")
 
 
 @pytest.mark.parametrize("name", ["default", "full", "tiny"])
 def test_every_shipped_profile_parses_and_plans(name):
-    assert sweep.plan(sweep.load_profile(PARAMS, name))
+    assert planning.plan(profiles.load_profile(PARAMS, name))
 
 
 def test_default_and_full_profiles_follow_the_protocol():
     for name in ("default", "full"):
-        profile = sweep.load_profile(PARAMS, name)
+        profile = profiles.load_profile(PARAMS, name)
         assert len(profile.seeds) >= 5, name
         assert len(profile.learning_rates) >= 3, name  # a rate grid tuned on val
         assert [o for o in profile.overrides if o.startswith("trainer.epochs=")], name
@@ -206,11 +230,11 @@ def test_default_profile_can_answer_every_question():
     from roundlab.data import registry
     from roundlab.data.statsmodels_sets import bundled_dataset
 
-    profile = sweep.load_profile(PARAMS, "default")
+    profile = profiles.load_profile(PARAMS, "default")
     assert set(profile.approaches) == set(approaches.without_activation())  # question 1
     real = [d for d in profile.datasets if registry.get(d).make is bundled_dataset]
     assert real, profile.datasets  # the answers must hold on real data too
-    full = sweep.load_profile(PARAMS, "full")
+    full = profiles.load_profile(PARAMS, "full")
     assert {d for d in registry.names() if registry.get(d).make is bundled_dataset} <= set(
         full.datasets
     )
@@ -224,7 +248,7 @@ def test_default_profile_can_answer_every_question():
 
 def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(tmp_path):
     results = tmp_path / "results"
-    multiruns = sweep.plan(_profile(approaches=["regression"], seeds=[0]))
+    multiruns = planning.plan(_profile(approaches=["regression"], seeds=[0]))
     (planned,) = multiruns[0].result_files(results)
     unplanned = results / "count" / "regression" / "default" / "lr=0.001" / "seed=5.json"
     dropped = results / "count" / "rounding" / "sine_round-width=1" / "lr=0.001" / "seed=0.json"
@@ -233,25 +257,25 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
     for path in (planned, unplanned, dropped, tmp, *models):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{}")
-    (results / sweep.MANIFEST).write_text("profile: x\n")
+    (results / runner.MANIFEST).write_text("profile: x\n")
     keep = results / "notes.txt"
     keep.write_text("mine")
     (tmp_path / "multirun" / "approaches").mkdir(parents=True)
     (tmp_path / "multirun" / "other").mkdir(parents=True)
-    removed = sweep.prepare(results, tmp_path / "multirun", multiruns)
+    removed = runner.prepare(results, tmp_path / "multirun", multiruns)
     assert sorted(removed) == sorted([unplanned, dropped])
     assert planned.read_text() == "{}" and not tmp.exists()
     assert models[0].exists() and not models[1].exists()  # a dropped run's model goes with it
     assert not (results / "count" / "rounding").exists()
-    assert not (results / sweep.MANIFEST).exists() and keep.read_text() == "mine"
+    assert not (results / runner.MANIFEST).exists() and keep.read_text() == "mine"
     assert not (tmp_path / "multirun" / "approaches").exists()
     assert (tmp_path / "multirun" / "other").exists()
 
 
 def test_fresh_sweeps_turn_resume_off_in_every_multirun():
-    (m,) = sweep.plan(_profile(approaches=["regression"]))
-    assert "sweep.resume=false" not in sweep.command(m, _profile(), Path("/r"), Path("/mr"))
-    fresh = sweep.command(m, _profile(), Path("/r"), Path("/mr"), fresh=True)
+    (m,) = planning.plan(_profile(approaches=["regression"]))
+    assert "sweep.resume=false" not in planning.command(m, _profile(), Path("/r"), Path("/mr"))
+    fresh = planning.command(m, _profile(), Path("/r"), Path("/mr"), fresh=True)
     assert "sweep.resume=false" in fresh
 
 
@@ -261,8 +285,8 @@ def test_conf_dir_is_the_repository_conf_tree():
 
 
 def test_tiny_profile_stays_tiny_and_still_has_a_failure_a_sweep_and_a_rate_choice():
-    profile = sweep.load_profile(PARAMS, "tiny")
-    runs = [r for m in sweep.plan(profile) for r in m.runs]
+    profile = profiles.load_profile(PARAMS, "tiny")
+    runs = [r for m in planning.plan(profile) for r in m.runs]
     assert len(runs) <= 20
     assert len(profile.learning_rates) >= 2  # the report's choice of rate is exercised
     assert "hard_round" in profile.activations  # the failed-runs section has something
@@ -273,7 +297,7 @@ def test_a_bad_profile_is_one_line_naming_key_and_value(tmp_path, capsys):
     params = tmp_path / "params.yaml"
     params.write_text("profile: p\ndatasets: [count]\n")
     (tmp_path / "profiles.yaml").write_text("p: {datasets: [count], seeds: [0], launcher: slurm}\n")
-    assert sweep.main(["--params", str(params), "--dry-run"]) == 2
+    assert cli.main(["--params", str(params), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
         "config error: profiles.p.launcher must be one of ['vectorized', 'basic', 'joblib']. "
@@ -288,7 +312,7 @@ def test_multiruns_run_at_most_processes_at_once_and_are_logged_in_plan_order(tm
     import sys
 
     profile = _profile(processes=2)
-    multiruns = [sweep.Multirun(f"m{i}", (), ()) for i in range(4)]
+    multiruns = [planning.Multirun(f"m{i}", (), ()) for i in range(4)]
     stamps = tmp_path / "stamps"
     code = (
         "import sys, time; f = open(sys.argv[1], 'a'); f.write(f'start {time.time()}\\n'); "
@@ -297,10 +321,10 @@ def test_multiruns_run_at_most_processes_at_once_and_are_logged_in_plan_order(tm
 
     def start(m):
         cmd = [sys.executable, "-c", code, str(stamps), str(0.9 - 0.2 * int(m.family[1]))]
-        return sweep._Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
+        return runner._Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
 
     reported = []
-    log = sweep._run_multiruns(multiruns, profile, start, reported.append)
+    log = runner._run_multiruns(multiruns, profile, start, reported.append)
     assert [e["family"] for e in log] == ["m0", "m1", "m2", "m3"]
     assert all(e["exit_code"] == 0 for e in log)
     events = sorted(
@@ -323,6 +347,6 @@ def test_processes_must_be_a_positive_integer(value):
 
 
 def test_parallel_multiruns_split_the_cores_between_them(monkeypatch):
-    monkeypatch.setattr(sweep.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 4)
     monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
-    assert sweep.environment(_profile(processes=2))["TF_NUM_INTRAOP_THREADS"] == "2"
+    assert runner.environment(_profile(processes=2))["TF_NUM_INTRAOP_THREADS"] == "2"

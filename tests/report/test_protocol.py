@@ -9,9 +9,10 @@ from roundlab.report.headline import headline
 from roundlab.report.headline_sections import ORACLE_GAP, headline_blocks
 from roundlab.report.method import method_blocks
 from roundlab.report.protocol import protocol
-from roundlab.report.selection import HEADLINE_COLUMNS, group, winner
+from roundlab.report.selection import HEADLINE_COLUMNS, group
 from roundlab.report.tuning import tune_groups
 from roundlab.report.verdicts import verdict
+from roundlab.report.winner import winner
 
 TEST_EXACT_MATCH = HEADLINE_COLUMNS[0]
 

@@ -8,8 +8,8 @@ from roundlab.report.selection import (
     group,
     swept_families,
     swept_values,
-    winner,
 )
+from roundlab.report.winner import winner
 from roundlab.results import FAILED
 
 

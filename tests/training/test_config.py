@@ -6,12 +6,14 @@ import sys
 import pytest
 from hydra.errors import ConfigCompositionException, MissingConfigException
 
-from roundlab import activations, config, paths
+from roundlab import activations, paths
+from roundlab.errors import ConfigError
+from roundlab.run import config, validate
 
 
 def _validated(compose, *overrides):
     cfg = compose(*overrides)
-    config.validate(cfg)
+    validate.validate(cfg)
     return cfg
 
 
@@ -76,14 +78,14 @@ def test_unknown_option_fails_at_compose_time_listing_the_options(compose):
 )
 def test_domain_errors_fail_before_training_naming_key_and_value(compose, overrides, expected):
     cfg = compose(*overrides)
-    with pytest.raises(config.ConfigError, match=expected):
-        config.validate(cfg)
+    with pytest.raises(ConfigError, match=expected):
+        validate.validate(cfg)
 
 
 def test_forcing_xla_is_refused_under_determinism_and_with_numpy_activations(compose):
-    with pytest.raises(config.ConfigError, match="trainer.deterministic=false"):
+    with pytest.raises(ConfigError, match="trainer.deterministic=false"):
         _validated(compose, "trainer.jit_compile=true")
-    with pytest.raises(config.ConfigError, match=r"numpy-backed activations \['spiky_np'\]"):
+    with pytest.raises(ConfigError, match=r"numpy-backed activations \['spiky_np'\]"):
         _validated(
             compose,
             "trainer.jit_compile=true",
@@ -115,7 +117,7 @@ EXPERIMENTS = sorted(p.stem for p in (paths.CONF_DIR / "experiment").glob("*.yam
 def test_ready_made_sweeps_compose(name):
     cfg = config.compose([f"+experiment={name}"], return_hydra_config=True)
     assert cfg.hydra.sweeper.params, f"experiment {name} sweeps nothing"
-    config.validate(cfg)
+    validate.validate(cfg)
 
 
 def test_slurm_launcher_config_composes():

@@ -1,7 +1,7 @@
 """Exit codes scripts and CI can trust: a single run that ends FAILED exits 1; a sweep exits 0
 once it ran its plan, 1 with fail_on_failed_jobs=true; a data error is one line."""
 
-from roundlab.train import one_line
+from roundlab.run.exits import one_line
 
 from .processes import result_files, run
 
@@ -51,7 +51,7 @@ def test_only_errors_raised_in_the_data_package_are_data_errors():
 
 def test_roundlab_sweep_fails_on_failed_jobs_only_when_a_planned_run_did_not_finish(tmp_path):
     from roundlab import results
-    from roundlab.sweep import failed_jobs_exit
+    from roundlab.sweep.runner import failed_jobs_exit
 
     planned = []
     for seed, status in ((0, results.FINISHED), (1, results.FAILED)):

@@ -12,9 +12,13 @@ import time
 import numpy as np
 import pytest
 
-from roundlab import config, guards
-from roundlab.engine import member_bytes
-from roundlab.train import resolved, train
+from roundlab.approaches import label_range
+from roundlab.data import dataset as dataset_module
+from roundlab.engine import member_bytes, memory
+from roundlab.errors import ConfigError
+from roundlab.run import config, validate
+from roundlab.run.job import resolve as resolved
+from roundlab.train import train
 
 WIDE = [0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 5_000_000]
 
@@ -41,8 +45,8 @@ def _csv_config(tmp_path, labels, *overrides):
 
 
 def test_a_label_range_wider_than_max_classes_is_refused_naming_it():
-    with pytest.raises(config.ConfigError) as error:
-        guards.check_label_range("classification", np.array(WIDE), 1000)
+    with pytest.raises(ConfigError) as error:
+        label_range.check_label_range("classification", np.array(WIDE), 1000)
     message = str(error.value)
     assert "approach.max_classes=1000" in message and "span 0..5000000" in message
     assert "5,000,001 classes" in message and "approach=regression" in message
@@ -50,18 +54,18 @@ def test_a_label_range_wider_than_max_classes_is_refused_naming_it():
 
 
 def test_max_classes_is_the_limit_itself():
-    guards.check_label_range("classification", np.array([3, 1002]), 1000)
-    with pytest.raises(config.ConfigError, match="span 3..1003 \\(1,001 classes\\)"):
-        guards.check_label_range("classification", np.array([3, 1003]), 1000)
+    label_range.check_label_range("classification", np.array([3, 1002]), 1000)
+    with pytest.raises(ConfigError, match="span 3..1003 \\(1,001 classes\\)"):
+        label_range.check_label_range("classification", np.array([3, 1003]), 1000)
 
 
 def test_classification_on_labels_spanning_five_million_fails_before_building_a_network(
     tmp_path,
 ):
     cfg = _csv_config(tmp_path, WIDE, "approach=classification")
-    assert cfg.approach.max_classes == guards.DEFAULT_MAX_CLASSES == 1000
+    assert cfg.approach.max_classes == label_range.DEFAULT_MAX_CLASSES == 1000
     started = time.perf_counter()
-    with pytest.raises(config.ConfigError, match="training labels span 0..5000000"):
+    with pytest.raises(ConfigError, match="training labels span 0..5000000"):
         train(cfg)
     assert time.perf_counter() - started < 10
     assert not (tmp_path / "results").exists()
@@ -74,7 +78,7 @@ def test_regression_on_the_same_labels_is_not_refused(tmp_path):
 
 def test_raising_max_classes_reaches_the_memory_guard_with_the_estimate(tmp_path):
     cfg = _csv_config(tmp_path, WIDE, "approach=classification", "approach.max_classes=10000000")
-    with pytest.raises(config.ConfigError) as error:
+    with pytest.raises(ConfigError) as error:
         train(cfg)
     message = str(error.value)
     assert "trainer.max_memory_mb=4096" in message
@@ -86,22 +90,20 @@ def test_raising_max_classes_reaches_the_memory_guard_with_the_estimate(tmp_path
 
 def test_a_huge_hidden_layer_is_refused_with_its_estimate(compose):
     cfg = resolved(compose("approach=regression", "model.hidden_sizes=[100000,100000]"))
-    with pytest.raises(config.ConfigError, match=r"largest layer hidden_1 \(100000 x 100000\)"):
+    with pytest.raises(ConfigError, match=r"largest layer hidden_1 \(100000 x 100000\)"):
         train(cfg)
 
 
-def test_the_estimate_is_member_bytes_times_the_members(compose):
-    cfg = resolved(compose("approach=regression"))
-    total, layer, _ = guards.memory_estimate_mb(12, [16], 1, cfg.trainer, n_val=100, members=3)
+def test_the_estimate_is_member_bytes_times_the_members():
+    total, layer, _ = memory.memory_estimate_mb(12, [16], 1, "adam", 32, n_val=100, members=3)
     expected = 3 * member_bytes(12, [16], 1, batch_size=32, n_val=100) / 2**20
     assert total == pytest.approx(expected) and layer == "hidden_0 (12 x 16)"
 
 
-def test_a_limit_below_the_estimate_refuses_a_group_that_one_run_fits(compose):
-    cfg = resolved(compose("approach=regression", "trainer.max_memory_mb=1"))
-    guards.check_memory(cfg, 12, 1, 100, members=1)
-    with pytest.raises(config.ConfigError, match="for 1000 members trained together"):
-        guards.check_memory(cfg, 12, 1, 100, members=1000)
+def test_a_limit_below_the_estimate_refuses_a_group_that_one_run_fits():
+    memory.check_memory(12, [16], 1, "adam", 32, 100, limit_mb=1, members=1)
+    with pytest.raises(ConfigError, match="for 1000 members trained together"):
+        memory.check_memory(12, [16], 1, "adam", 32, 100, limit_mb=1, members=1000)
 
 
 @pytest.mark.parametrize(
@@ -113,19 +115,19 @@ def test_a_limit_below_the_estimate_refuses_a_group_that_one_run_fits(compose):
 )
 def test_guard_limits_must_be_positive(compose, override, message):
     extra = ["approach=classification"] if "max_classes" in override else []
-    with pytest.raises(config.ConfigError, match=message):
-        config.validate(resolved(compose(*extra, override)))
+    with pytest.raises(ConfigError, match=message):
+        validate.validate(resolved(compose(*extra, override)))
 
 
 def test_constant_training_labels_train_equal_to_the_baseline_and_warn_once(
     tmp_path, caplog, monkeypatch
 ):
-    monkeypatch.setattr(guards, "_warned_constant", set())
+    monkeypatch.setattr(dataset_module, "_warned_constant", set())
     cfg = _csv_config(tmp_path, [3] * 60, "approach=regression")
-    with caplog.at_level(logging.WARNING, logger="roundlab.guards"):
+    with caplog.at_level(logging.WARNING, logger="roundlab.data.dataset"):
         result = train(cfg)
-        guards.warn_if_constant("csv", np.full(5, 3))
-    warnings = [r.getMessage() for r in caplog.records if r.name == "roundlab.guards"]
+        dataset_module.warn_if_constant("csv", np.full(5, 3))
+    warnings = [r.getMessage() for r in caplog.records if r.name == "roundlab.data.dataset"]
     assert warnings == [
         "dataset csv: every training label is 3; every approach can only learn the constant "
         "and equals the baseline"

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from roundlab import tracking
 from roundlab.interruption import Interrupted, interruptible
+from roundlab.tracking import store as tracking_store
 
 from .processes import environment, output, result_files, start, wait_for
 
@@ -37,7 +37,7 @@ def test_a_signal_during_training_records_the_run_killed_and_exits_128_plus_sign
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     [result] = result_files(tmp_path)
     assert (result.status, result.error) == ("KILLED", f"interrupted by {name}")
-    run = tracking.client(environment(tmp_path)["MLFLOW_TRACKING_URI"]).get_run(
+    run = tracking_store.client(environment(tmp_path)["MLFLOW_TRACKING_URI"]).get_run(
         result.mlflow_run_id
     )
     assert run.info.status == "KILLED"
@@ -67,7 +67,7 @@ def test_sigterm_during_a_stacked_group_records_every_member_and_the_parent_kill
     found = result_files(tmp_path)
     assert sorted(r.seed for r in found) == [0, 1, 2]
     assert {(r.status, r.error) for r in found} == {("KILLED", "interrupted by SIGTERM")}
-    client = tracking.client(environment(tmp_path)["MLFLOW_TRACKING_URI"])
+    client = tracking_store.client(environment(tmp_path)["MLFLOW_TRACKING_URI"])
     runs = client.search_runs([client.get_experiment_by_name("count").experiment_id])
     assert sorted(r.info.status for r in runs) == ["KILLED"] * 4  # 3 members and their parent
     [parent] = [r for r in runs if r.data.tags.get("roundlab.role") == "sweep"]

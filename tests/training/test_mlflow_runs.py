@@ -3,14 +3,15 @@ the commit, profile and description tags; the sweep's progress line."""
 
 import io
 
-from roundlab import tracking
-from roundlab.progress import Progress, summary
+from roundlab.sweep.progress import Progress, summary
+from roundlab.tracking import params as tracking_params
+from roundlab.tracking import store as tracking_store
 from roundlab.train import train
 
 
 def test_params_compare_across_activations_and_skip_unused_parts(compose, store, monkeypatch):
-    monkeypatch.setenv(tracking.PROFILE_ENV, "tiny")
-    client = tracking.client(store)
+    monkeypatch.setenv(tracking_store.PROFILE_ENV, "tiny")
+    client = tracking_store.client(store)
     rounding = train(compose("activation=sine_round", "activation.width=0.5", "trainer.epochs=1"))
     plain = train(compose("approach=classification", "trainer.epochs=1"))
     params = client.get_run(rounding.mlflow_run_id).data.params
@@ -18,13 +19,13 @@ def test_params_compare_across_activations_and_skip_unused_parts(compose, store,
     assert params["activation.width"] == "0.5" and "trainer.loss" not in params
     run = client.get_run(plain.mlflow_run_id)
     assert not [k for k in run.data.params if k.startswith(("activation.", "knob."))]
-    assert run.data.tags[tracking.PROFILE_TAG] == "tiny"
-    assert len(run.data.tags[tracking.GIT_COMMIT_TAG]) == 40
+    assert run.data.tags[tracking_params.PROFILE_TAG] == "tiny"
+    assert len(run.data.tags[tracking_params.GIT_COMMIT_TAG]) == 40
     result_file = plain.key.result_path(plain.config["results_dir"])
-    assert str(result_file) in run.data.tags[tracking.NOTE_TAG]
+    assert str(result_file) in run.data.tags[tracking_params.NOTE_TAG]
     (dataset,) = run.inputs.dataset_inputs
     assert dataset.dataset.name == "count" and dataset.dataset.source.endswith('data/count"}')
-    assert len(dataset.dataset.digest) == tracking.DIGEST_LENGTH
+    assert len(dataset.dataset.digest) == tracking_params.DIGEST_LENGTH
 
 
 def test_progress_prints_one_line_per_update_with_an_eta():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roundlab import tracking
+from roundlab.tracking import store as tracking_store
 from roundlab.train import train
 
 pytestmark = pytest.mark.slow
@@ -78,7 +78,7 @@ def test_a_run_logs_to_a_real_mlflow_server_through_the_env_variable(server, com
     monkeypatch.setenv("MLFLOW_TRACKING_URI", url)
     result = train(compose("approach=regression", "trainer.epochs=2"))
     assert result.ok and result.config["tracking"]["uri"] == url
-    run = tracking.client(url).get_run(result.mlflow_run_id)
+    run = tracking_store.client(url).get_run(result.mlflow_run_id)
     assert run.info.status == "FINISHED"
     assert run.data.metrics["val/exact_match"] == result.metrics["val"]["exact_match"]
     # The server stored the artifacts where it was told to, proxied over HTTP.

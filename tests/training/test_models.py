@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from roundlab import approaches, models
+from roundlab import approaches
+from roundlab.engine import models
 
 
 @pytest.fixture

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from roundlab import results, tracking
-from roundlab.callbacks import STATUS_FILE
+from roundlab import results
+from roundlab.run.status import STATUS_FILE
+from roundlab.tracking import store as tracking_store
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +36,7 @@ def _sweep(tmp_path, tiny, *overrides):
         timeout=600,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    return run.stdout, tracking.client(uri)
+    return run.stdout, tracking_store.client(uri)
 
 
 def _parent_and_children(client):

@@ -58,7 +58,7 @@ def test_a_huge_log_rate_gives_a_finite_loss_gradient_and_readout(compose):
 
 
 def test_negative_training_labels_are_refused(compose):
-    from roundlab.config import ConfigError
+    from roundlab.errors import ConfigError
 
     with pytest.raises(ConfigError, match="non-negative count labels.*Received: lowest .*=-2"):
         head(compose, (-2, 0, 3))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from roundlab import data, metrics, predict
-from roundlab.saved_models import Predictor, model_path
+from roundlab.serving.saved_models import Predictor, model_path
 from roundlab.train import train
 
 from .processes import environment
@@ -115,7 +115,7 @@ def test_plain_keras_loads_the_saved_model_after_import_roundlab(compose, tmp_pa
 
 @pytest.fixture(scope="module")
 def saved_run(tmp_path_factory):
-    from roundlab import config
+    from roundlab.run import config
 
     results_dir = tmp_path_factory.mktemp("saved") / "results"
     cfg = config.compose(

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from roundlab import approaches, evaluation, metrics, references
+from roundlab import approaches, metrics
 from roundlab.data.dataset import Dataset, Split
+from roundlab.engine import evaluation, references
 from roundlab.results import RunResult
 
 BETA = np.array([0.5, 0.8, -0.4])  # constant, then one weight per feature
@@ -42,7 +43,7 @@ def test_poisson_glm_recovers_the_generating_weights_and_matches_numpy_irls():
     np.testing.assert_allclose(fit.params, numpy_irls(x, y), rtol=1e-6, atol=1e-8)
 
 
-def test_poisson_glm_metrics_are_those_of_its_rounded_rate_computed_by_hand(compose):
+def test_poisson_glm_metrics_are_those_of_its_rounded_rate_computed_by_hand():
     x, y = poisson_data(600, 1)
     splits = {
         "train": Split(x[:400].astype(np.float32), y[:400]),
@@ -50,11 +51,10 @@ def test_poisson_glm_metrics_are_those_of_its_rounded_rate_computed_by_hand(comp
         "test": Split(x[500:].astype(np.float32), y[500:]),
     }
     dataset = Dataset("synthetic_poisson", {}, splits)
-    cfg = compose("approach=glm_poisson")
     result = RunResult(
         status="FINISHED", dataset="synthetic_poisson", approach="glm_poisson", seed=0
     )
-    references.fit_and_evaluate(cfg, dataset, result)
+    references.fit_and_evaluate("glm_poisson", True, dataset, result)
     xs = evaluation.standardized_features(dataset, True)
     beta = numpy_irls(xs["train"].astype(np.float64), y[:400])
     for split in ("val", "test"):
@@ -100,6 +100,6 @@ def test_a_reference_run_writes_an_ordinary_result_file(compose):
 
 
 def test_a_reference_never_joins_a_stacked_group(compose):
-    from roundlab.engine import grouping
+    from roundlab.sweep import grouping
 
     assert "statsmodels" in grouping.why_not_stackable(compose("approach=glm_poisson"))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from roundlab import fingerprint, results, resume
+from roundlab import results
 from roundlab.results import FAILED, FINISHED, RunResult
+from roundlab.run import fingerprint
+from roundlab.run.job import resolve as resolved
 from roundlab.runs import RunKey
-from roundlab.train import resolved
+from roundlab.sweep import resume
 
 NO_GRADIENT = "no gradient: the loss has no gradient with respect to 4 of 4 weight tensors"
 NAN = "loss became NaN at epoch 3 (trainer.learning_rate=1e9); training stopped"
@@ -27,7 +29,7 @@ def _written(cfg, status=FINISHED, error=None, stamped=True):
         error=error,
     )
     if stamped:
-        resume.stamp(result, cfg)
+        fingerprint.stamp(result, cfg)
     results.write(result, key.result_path(cfg.results_dir))
     return result
 

@@ -30,7 +30,7 @@ def test_approaches_without_activation_have_the_default_variant():
 
 
 def test_default_learning_rate_is_the_trainer_config_default():
-    from roundlab.config import TrainerConfig
+    from roundlab.run.config import TrainerConfig
 
     assert RunKey.of("count", "regression").learning_rate == TrainerConfig.learning_rate
 

@@ -4,8 +4,8 @@ and makes its own parent run whose counts are its own jobs'."""
 import os
 import socket
 
-from roundlab import tracking
-from roundlab.stale_runs import KILLED_TAG, alive, stale_reason
+from roundlab.tracking import store as tracking_store
+from roundlab.tracking.stale_runs import KILLED_TAG, alive, stale_reason
 
 from .processes import environment, run, start, wait_for
 
@@ -21,7 +21,7 @@ def test_the_next_sweep_marks_a_killed_sweeps_runs_killed_and_counts_only_its_ow
     wait_for(tmp_path, first, "Epoch 3/")
     first.kill()
     first.wait(timeout=30)
-    client = tracking.client(environment(tmp_path)["MLFLOW_TRACKING_URI"])
+    client = tracking_store.client(environment(tmp_path)["MLFLOW_TRACKING_URI"])
     exp_id = client.get_experiment_by_name("count").experiment_id
     left = client.search_runs([exp_id])
     assert sorted(r.info.status for r in left) == ["RUNNING", "RUNNING"]  # parent and child

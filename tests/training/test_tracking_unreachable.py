@@ -5,8 +5,8 @@ import socket
 
 import pytest
 
-from roundlab import tracking_server
-from roundlab.tracking_server import policy, unreachable
+from roundlab.tracking import server as tracking_server
+from roundlab.tracking.server import policy, unreachable
 
 from .processes import environment, result_files, run
 

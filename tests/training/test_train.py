@@ -6,13 +6,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from roundlab import results, tracking
+from roundlab import results
+from roundlab.run.exits import worst
 from roundlab.runs import RunKey
-from roundlab.train import train, worst
+from roundlab.tracking import store as tracking_store
+from roundlab.train import train
 
 
 def _client(uri):
-    return tracking.client(uri)
+    return tracking_store.client(uri)
 
 
 @pytest.mark.parametrize(
@@ -153,7 +155,7 @@ def test_failed_jobs_return_the_worst_objective_value():
 
 def test_replacing_a_result_of_another_setup_names_the_keys_that_differ(compose, caplog):
     train(compose("approach=regression"))
-    with caplog.at_level("WARNING", logger="roundlab.train"):
+    with caplog.at_level("WARNING", logger="roundlab.run.recording"):
         train(compose("approach=regression", "trainer.loss=huber", "seed=0"))
     replaced = [r.getMessage() for r in caplog.records if "is replaced" in r.getMessage()]
     assert len(replaced) == 1 and "trainer.loss differ" in replaced[0]
@@ -161,6 +163,6 @@ def test_replacing_a_result_of_another_setup_names_the_keys_that_differ(compose,
 
 def test_rerunning_the_same_setup_replaces_its_result_without_a_warning(compose, caplog):
     train(compose("approach=regression", "trainer.epochs=2"))
-    with caplog.at_level("WARNING", logger="roundlab.train"):
+    with caplog.at_level("WARNING", logger="roundlab.run.recording"):
         train(compose("approach=regression", "trainer.epochs=2"))
     assert not [r for r in caplog.records if "is replaced" in r.getMessage()]

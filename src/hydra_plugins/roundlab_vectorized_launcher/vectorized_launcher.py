@@ -1,5 +1,5 @@
 """The launcher class Hydra instantiates for ``hydra/launcher=vectorized``. Hydra accepts
-launchers only from the hydra_plugins package; the work is done by :mod:`roundlab.launcher`,
+launchers only from the hydra_plugins package; the work is done by :mod:`roundlab.sweep.launcher`,
 imported when a sweep launches (plugin discovery imports this module in every Hydra app)."""
 
 from __future__ import annotations
@@ -11,19 +11,18 @@ from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
 from omegaconf import DictConfig
 
+from roundlab.sweep.profile import DEFAULT_MAX_MEMBERS, check_max_members
+
 
 class VectorizedLauncher(Launcher):
     # Every job's config is composed (or derived) before any job trains, so a bad override
     # stops the multirun before training: the sweeper need not compose them first.
     composes_every_job_first = True
 
-    def __init__(self, max_members: int = 32) -> None:
+    def __init__(self, max_members: int = DEFAULT_MAX_MEMBERS) -> None:
         super().__init__()
-        if max_members < 1:  # refused before any job is composed or trained
-            raise ValueError(
-                f"hydra.launcher.max_members must be >= 1. Received: max_members={max_members}"
-            )
-        self.max_members = max_members
+        # Refused here, before any job is composed or trained.
+        self.max_members = check_max_members(max_members)
         self.config: DictConfig | None = None
         self.task_function: TaskFunction | None = None
         self.hydra_context: HydraContext | None = None
@@ -38,6 +37,6 @@ class VectorizedLauncher(Launcher):
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
     ) -> Sequence[JobReturn]:
-        from roundlab.launcher import launch
+        from roundlab.sweep.launcher import launch
 
         return launch(self, job_overrides, initial_job_idx)

@@ -11,12 +11,15 @@ numpy twins ``spiky_np``, ``sigmoid_round_np`` and ``sine_round_np`` do.
 Tie rule: round(x) rounds half to even everywhere in roundlab (0.5 -> 0, 1.5 -> 2), the rule
 of ``tf.round``, ``np.round`` and IEEE 754, so TensorFlow and numpy code agree; the smooth
 surrogates return exactly n + 1/2 at the half-integers.
+
+May import only the leaves (roundlab.errors, paths, ...): every other stage builds on it.
 """
 
-from roundlab.activations.catalogue import CATALOGUE, names, spec
+from roundlab.activations.catalogue import CATALOGUE, names, numpy_backed, spec
 from roundlab.activations.entry import Spec
 from roundlab.activations.layer import RoundingActivation
 from roundlab.activations.numpy_bridge import numpy_activation
+from roundlab.activations.parameters import activation_params
 from roundlab.activations.registry import Activation, get
 
 # Each catalogued function under its name (roundlab.activations.sine_round, ...), so that an
@@ -27,9 +30,11 @@ __all__ = [
     "Activation",
     "RoundingActivation",
     "Spec",
+    "activation_params",
     "get",
     "names",
     "numpy_activation",
     "spec",
+    "numpy_backed",
     *names(),
 ]

@@ -26,7 +26,7 @@ def frac(x: tf.Tensor) -> tf.Tensor:
     """x mod 1, in [0, 1], bit for bit what the Q&A code's ``tf.math.floormod(x, 1)`` returns.
 
     Both are one rounding of the same real number x - floor(x) (floormod computes fmod(x, 1),
-    which is exact, and adds 1 for negative x), so the results are identical (tested); as for
+    which is exact, and adds 1 for negative x), so the results are identical; as for
     floormod, a tiny negative x gives 1.0. Written as a subtraction because XLA recomputes it
     inside every fused loop that needs it, whereas floormod lowers to a remainder that XLA
     computes once and stores, adding a write and reads of a whole tensor to every step.

@@ -162,11 +162,17 @@ def spec(name: str) -> Spec:
         raise ValueError(f"activation must be one of {names()}. Received: name={name!r}") from None
 
 
+def numpy_backed(*used: str | None) -> list[str]:
+    """The numpy-backed activations among ``used`` (activation names, Keras ones and None
+    allowed): they run on the host, so XLA cannot compile them and a group cannot stack them."""
+    return [n for n in used if n in _BY_NAME and _BY_NAME[n].numpy_backed]
+
+
 def config_yaml(name: str) -> str:
     """conf/activation/<name>.yaml: the Hydra config of ``name`` with its default parameter.
 
     The schema it names (``/schema/activation/<name>``) is built from :func:`spec` by
-    ``roundlab.config.activation_schema``.
+    ``roundlab.run.config.activation_schema``.
     """
     entry = spec(name)
     summary = entry.summary

@@ -15,6 +15,7 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import tensorflow as tf
 
@@ -49,3 +50,8 @@ STEEPNESS = Parameter("steepness", 10.0, "a finite number > 0", lambda k: k > 0)
 WIDTH = Parameter("width", 0.5, "in (0, 1]", lambda w: 0 < w <= 1)
 ALPHA = Parameter("alpha", 4.0, "a finite number >= 0", lambda a: a >= 0)
 SIGMA = Parameter("sigma", 0.25, "a finite number > 0", lambda s: s > 0)
+
+
+def activation_params(node: Any) -> dict[str, float]:
+    """An activation config node's parameters (every key but ``name``) as floats."""
+    return {str(k): float(v) for k, v in node.items() if k != "name"}

@@ -12,7 +12,7 @@ def sigmoid_round(x: tf.Tensor, steepness: float | tf.Tensor = STEEPNESS.default
     """A sigmoid step inside every unit interval: exactly the rounding Q&A's ``approx_round``.
 
     Forward: y = floor(x) + s, s = sigmoid(z), z = k (frac(x) - 1/2), frac(x) = x mod 1;
-    the Q&A's operations in its order, bit for bit its result (tested).
+    the Q&A's operations in its order, bit for bit its result.
     Gradient: the true derivative dy/dx = k s (1 - s) (floor contributes nothing), computed as
     k e / (1 + e)^2 with e = exp(-|z|) (custom gradient). The Q&A's hand-written
     ``approx_round_grad`` returns s (1 - s): it lacks the factor k.

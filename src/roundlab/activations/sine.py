@@ -32,7 +32,7 @@ def sine_round(x: tf.Tensor, width: float | tf.Tensor = WIDTH.default) -> tf.Ten
     - The sine comes from its Taylor polynomial, not tf.sin. The argument never leaves
       [-pi/2, pi/2] where it matters, so the polynomial needs no range reduction; tf.sin's
       general one made the XLA-compiled CPU version 6-8x slower than relu. The result stays
-      within one float32 ulp of tf.sin (tested).
+      within one float32 ulp of tf.sin.
     - The Q&A's strict comparisons leave one point per period out of both branches: at
       frac(x) = 1/2 + w/2 exactly it returns floor(x), not floor(x) + 1, though both one-sided
       limits are floor(x) + 1. Here that point gets the limit, which keeps y continuous

@@ -1,10 +1,15 @@
 """The ways to predict an integer, each declared once: its head, loss and readout.
 
 ``get(name)`` returns the catalogue entry, ``build(cfg, y_train)`` the
-:class:`roundlab.approaches.head.Approach` a config asks for, ``readme_table()`` the table
-README.md shows (a test keeps the two equal). Entries of kind ``reference`` are classical
-statistical models fitted by statsmodels instead of a network (:mod:`roundlab.references`):
-they write ordinary result files, so the report and MLflow treat them like any approach.
+:class:`roundlab.approaches.head.Approach` a config asks for (each approach's own ``build``
+takes only the :class:`~roundlab.approaches.settings.Settings` it reads), ``readme_table()``
+the table README.md shows (a test keeps the two equal). Entries of kind ``reference`` are
+classical statistical models fitted by statsmodels instead of a network
+(:mod:`roundlab.engine.references`): they write ordinary result files, so the report and MLflow
+treat them like any approach.
+
+May import the leaves and the activations. This ``__init__`` (the catalogue) imports no
+TensorFlow, so planning a sweep from it costs nothing; the heads import Keras when built.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from roundlab.approaches.settings import Settings
 
 if TYPE_CHECKING:
     from roundlab.approaches.head import Approach
@@ -46,13 +53,14 @@ class ApproachSpec:
     def is_reference(self) -> bool:
         return self.kind == REFERENCE
 
-    def build(self, cfg: Any, y_train: np.ndarray) -> Approach:
+    def build(self, settings: Settings, y_train: np.ndarray) -> Approach:
         if self.is_reference:
             raise ValueError(
-                f"a reference is fitted by roundlab.references, it has no network head. "
+                f"a reference is fitted by roundlab.engine.references, it has no network head. "
                 f"Received: approach.name={self.name!r}"
             )
-        return importlib.import_module(f"roundlab.approaches.{self.name}").build(cfg, y_train)
+        module = importlib.import_module(f"roundlab.approaches.{self.name}")
+        return module.build(settings, y_train)
 
 
 def _reference(name: str, head: str, loss: str, readout: str, in_range_only: bool) -> ApproachSpec:
@@ -161,7 +169,7 @@ def get(name: str) -> ApproachSpec:
 
 def build(cfg: Any, y_train: np.ndarray) -> Approach:
     """The approach named by ``cfg.approach.name``, fitted to the training labels' range."""
-    return get(cfg.approach.name).build(cfg, y_train)
+    return get(cfg.approach.name).build(Settings.of(cfg), y_train)
 
 
 def readme_table() -> str:

@@ -4,7 +4,7 @@ Head: ``K = hi - lo + 1`` logits over the training label range ``[lo, hi]``. Los
 cross-entropy. Readout: ``argmax + lo``. By construction it can only predict labels in
 ``[lo, hi]``; a validation label outside that range is clipped to the nearest class for the loss
 only (the metrics compare against the true label). A training range of more than
-``approach.max_classes`` labels (default 1000) is refused (:mod:`roundlab.guards`).
+``approach.max_classes`` labels (default 1000) is refused (:mod:`roundlab.approaches.label_range`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 from keras import ops
 
-from roundlab import guards
 from roundlab.approaches.head import Approach
+from roundlab.approaches.label_range import check_label_range
+from roundlab.approaches.settings import Settings
 
 
-def build(cfg: Any, y_train: np.ndarray) -> Approach:
+def build(settings: Settings, y_train: np.ndarray) -> Approach:
     """Refuses, before building anything, a label range wider than ``approach.max_classes``."""
-    guards.check_label_range("classification", y_train, cfg.approach.max_classes)
+    check_label_range("classification", y_train, settings.max_classes)
     lo, hi = int(np.min(y_train)), int(np.max(y_train))
     k = hi - lo + 1
 

@@ -25,7 +25,7 @@ class Approach:
     or one per unit), then the ``head`` layers; ``loss`` trains it, ``decode`` (numpy) and
     ``decode_tf`` (in-graph) turn its output into integers. ``readouts`` are further integer
     readouts recorded beside ``decode``'s (poisson: ``mode``), each scored as
-    ``<name>_exact_match`` and ``<name>_mae`` (roundlab.evaluation)."""
+    ``<name>_exact_match`` and ``<name>_mae`` (roundlab.engine.evaluation)."""
 
     name: str
     units: int

@@ -1,6 +1,7 @@
 """The Keras layers of the approaches' heads, saved with a run's model: registered as
 ``roundlab>...`` so that ``keras.saving.load_model`` finds them after ``import roundlab``
-(:mod:`roundlab.keras_objects`). Only Keras and numpy here: the registration runs while Keras
+(:mod:`roundlab.serving.keras_objects`). Only Keras and numpy here: the registration runs
+while Keras
 finishes importing, before the approach modules could be imported."""
 
 from __future__ import annotations

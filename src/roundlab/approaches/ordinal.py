@@ -4,7 +4,8 @@
 Labels are shifted by the lowest training label ``lo`` (``r = y - lo``, ``K = hi - lo + 1``);
 like classification the head can only predict ``lo..hi``: a label outside the training range is
 never predicted (by construction), and a validation label outside it is clipped to the nearest
-rank for the loss only. At most ``approach.max_classes`` labels (:mod:`roundlab.guards`).
+rank for the loss only. At most ``approach.max_classes`` labels
+(:mod:`roundlab.approaches.label_range`).
 
 - CORAL (Cao, Mirjalili and Raschka 2020, "Rank consistent ordinal regression for neural
   networks", arXiv:1901.07884, eq. 1-4): one score ``g(x)`` with shared weights and K−1 biases
@@ -34,29 +35,29 @@ from typing import Any
 import numpy as np
 from keras import ops
 
-from roundlab import guards
 from roundlab.approaches.head import Approach
+from roundlab.approaches.label_range import check_label_range
 from roundlab.approaches.layers import OffsetLogits
+from roundlab.approaches.settings import Settings
+from roundlab.errors import ConfigError
 
 # Frequencies are clipped here before their logit: a label missing from the training range
 # (say 0, 1 and 3 but no 2) makes a conditional frequency 0 or 1, whose logit is infinite.
 _FREQUENCY_EPS = 1e-3
 
 
-def build(cfg: Any, y_train: np.ndarray) -> Approach:
+def build(settings: Settings, y_train: np.ndarray) -> Approach:
     """Refuses a label range wider than ``approach.max_classes`` and one of a single label."""
-    guards.check_label_range("ordinal", y_train, cfg.approach.max_classes)
+    check_label_range("ordinal", y_train, settings.max_classes)
     lo, hi = int(np.min(y_train)), int(np.max(y_train))
     if hi == lo:
-        from roundlab.config import ConfigError
-
         raise ConfigError(
             f"approach=ordinal needs at least two labels in the training split. "
             f"Received: training labels all {lo}"
         )
     ranks = np.asarray(y_train, dtype=np.int64) - lo
     k = hi - lo + 1
-    if cfg.approach.method == "coral":
+    if settings.method == "coral":
         approach = Approach("ordinal", 1, 0.0, coral_loss(lo, k), *readout(coral_probabilities, lo))
         approach.head = [OffsetLogits(_logit(greater_frequencies(ranks, k)), name="coral_offsets")]
         return approach

@@ -21,6 +21,8 @@ import numpy as np
 from keras import ops
 
 from roundlab.approaches.head import Approach, flat, labels
+from roundlab.approaches.settings import Settings
+from roundlab.errors import ConfigError
 
 # exp(ℓ) overflows float32 above ℓ = 88.7, and the int64 readout above ℓ = 43.7 (9.2e18); a
 # log-rate of 40 is a rate of 2.4e17, beyond any count. Above it the loss is flat (no gradient)
@@ -33,8 +35,6 @@ def check_counts(approach: str, y_train: np.ndarray) -> None:
     loss has no minimum)."""
     lowest = float(np.min(y_train))
     if lowest < 0:
-        from roundlab.config import ConfigError
-
         raise ConfigError(
             f"approach={approach} needs non-negative count labels in the training split. "
             f"Received: lowest training label={lowest:g}"
@@ -51,7 +51,7 @@ def poisson_mode(rate_: np.ndarray) -> np.ndarray:
     return np.floor(np.asarray(rate_, dtype=np.float64)).astype(np.int64)
 
 
-def build(cfg: Any, y_train: np.ndarray) -> Approach:
+def build(settings: Settings, y_train: np.ndarray) -> Approach:
     """Refuses negative training labels; the bias starts at the log of the training mean."""
     check_counts("poisson", y_train)
     approach = Approach(

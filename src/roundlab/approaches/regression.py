@@ -6,13 +6,12 @@ use to enforce rounding-like behaviour?".
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from roundlab.approaches.head import Approach, huber, mse, scalar_head
+from roundlab.approaches.settings import Settings
 
 
-def build(cfg: Any, y_train: np.ndarray) -> Approach:
-    loss = huber(cfg.trainer.huber_delta) if cfg.trainer.loss == "huber" else mse
+def build(settings: Settings, y_train: np.ndarray) -> Approach:
+    loss = huber(settings.huber_delta) if settings.loss == "huber" else mse
     return scalar_head("regression", y_train, loss)

@@ -7,10 +7,13 @@
 - :func:`register_configs` stores the config schemas in Hydra's ConfigStore.
 
 Generators (``names()``): affine, count, digit_sum, poisson, diabetes, randhie, anes96, csv.
+
+May import the leaves only (paths, metrics): the engine and everything above read data
+through :class:`Dataset`.
 """
 
 from roundlab.data.build import compose_config, generate, materialize, to_config
-from roundlab.data.dataset import Dataset, Split
+from roundlab.data.dataset import Dataset, Split, warn_if_constant
 from roundlab.data.registry import names, register_configs
 from roundlab.data.store import load, save
 
@@ -25,4 +28,5 @@ __all__ = [
     "register_configs",
     "save",
     "to_config",
+    "warn_if_constant",
 ]

@@ -31,8 +31,9 @@ import numpy as np
 from roundlab.data.csv_table import file_sha256, read_table, resolve
 from roundlab.data.dataset import SPLITS
 from roundlab.data.sampling import Arrays, carve_val, rng_for, split_table
-from roundlab.data.schemas import CsvConfig, require
+from roundlab.data.schemas import require
 from roundlab.data.synthetic import Generated
+from roundlab.data.table_schemas import CsvConfig
 
 
 def csv_sources(cfg: CsvConfig) -> dict[str, str]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 SPLITS = ("train", "val", "test", "extrapolate")
 REQUIRED_SPLITS = ("train", "val", "test")
@@ -75,3 +78,21 @@ class Dataset:
                 f"split must be one of {sorted(self.splits)}. Received: split={split!r}"
             )
         return self.splits[split].label_range
+
+
+_warned_constant: set[str] = set()
+
+
+def warn_if_constant(name: str, y_train: np.ndarray) -> None:
+    """Warn once per dataset and process when every training label is the same value: every
+    approach can then only learn the constant, and equals the baseline."""
+    values = np.unique(y_train)
+    if len(values) != 1 or name in _warned_constant:
+        return
+    _warned_constant.add(name)
+    log.warning(
+        "dataset %s: every training label is %s; every approach can only learn the constant "
+        "and equals the baseline",
+        name,
+        values[0].item(),
+    )

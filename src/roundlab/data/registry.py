@@ -21,18 +21,15 @@ from roundlab.data.oracle import (
 from roundlab.data.sampling import Arrays
 from roundlab.data.schemas import (
     AffineConfig,
-    Anes96Config,
     CountConfig,
-    CsvConfig,
     DatasetConfig,
-    DiabetesConfig,
     DigitSumConfig,
     PoissonConfig,
-    RandhieConfig,
 )
 from roundlab.data.sklearn_sets import diabetes_dataset, digit_sum_dataset
 from roundlab.data.statsmodels_sets import bundled_dataset, bundled_sources
 from roundlab.data.synthetic import Generated, affine_dataset, count_dataset, poisson_dataset
+from roundlab.data.table_schemas import Anes96Config, CsvConfig, DiabetesConfig, RandhieConfig
 
 
 def _no_sources(cfg: Any) -> dict[str, str]:

@@ -15,12 +15,10 @@ from dataclasses import dataclass
 
 from omegaconf import MISSING
 
-from roundlab.data.dataset import SPLITS
-
 # Labels of digit_sum: the sum of two digits 0..9.
 DIGIT_SUM_MAX = 18
 # poisson: rates up to exp(6.5) ~ 665 keep exp(-rate) a normal float64 (see sampling.poisson).
-MAX_LOG_RATE = 6.5
+MAX_GENERATED_LOG_RATE = 6.5
 
 
 def require(condition: bool, what: str, **received: object) -> None:
@@ -130,9 +128,9 @@ class PoissonConfig(BoxConfig):
         low, high = self.low - margin, self.high + margin
         top = self.bias + sum(max(w * low, w * high) for w in self.weights)
         require(
-            top <= MAX_LOG_RATE,
+            top <= MAX_GENERATED_LOG_RATE,
             f"the largest log-rate bias + w.x over the (widened) feature box must be <= "
-            f"{MAX_LOG_RATE} (exp(-rate) must not underflow)",
+            f"{MAX_GENERATED_LOG_RATE} (exp(-rate) must not underflow)",
             log_rate=top,
         )
 
@@ -198,7 +196,7 @@ class CountConfig(LabelWindowConfig):
         super().check()
 
 
-def _check_fractions(first: str, a: float, second: str, b: float) -> None:
+def check_fractions(first: str, a: float, second: str, b: float) -> None:
     require(
         0 < a < 1 and 0 < b < 1 and a + b < 1,
         f"{first} and {second} must lie in (0, 1) and sum to less than 1",
@@ -216,129 +214,8 @@ class DigitSumConfig(LabelWindowConfig):
     test_images: float = MISSING
 
     def check(self) -> None:
-        _check_fractions("val_images", self.val_images, "test_images", self.test_images)
+        check_fractions("val_images", self.val_images, "test_images", self.test_images)
         super().check()
 
     def label_top(self) -> int:
         return DIGIT_SUM_MAX
-
-
-@dataclass
-class TableConfig(DatasetConfig):
-    """Datasets with a fixed number of rows, split by fractions."""
-
-    val_fraction: float = MISSING
-    test_fraction: float = MISSING
-    extrapolate_quantile: float = MISSING
-
-    def check(self) -> None:
-        super().check()
-        _check_fractions("val_fraction", self.val_fraction, "test_fraction", self.test_fraction)
-        require(
-            0 <= self.extrapolate_quantile < 0.5,
-            "extrapolate_quantile must be in [0, 0.5) (0: no extrapolate split)",
-            extrapolate_quantile=self.extrapolate_quantile,
-        )
-
-
-@dataclass
-class DiabetesConfig(TableConfig):
-    generator: str = "diabetes"
-
-
-@dataclass
-class RandhieConfig(TableConfig):
-    """statsmodels' RAND Health Insurance Experiment data: ``mdvis`` (doctor visits, 0..77) from
-    9 covariates (see :mod:`roundlab.data.statsmodels_sets`)."""
-
-    generator: str = "randhie"
-
-
-@dataclass
-class Anes96Config(TableConfig):
-    """statsmodels' 1996 American National Election Survey: ``PID`` (party identification,
-    0..6) from 8 covariates (see :mod:`roundlab.data.statsmodels_sets`)."""
-
-    generator: str = "anes96"
-
-
-@dataclass
-class CsvConfig(TableConfig):
-    """A user's CSV data in one of three layouts (see :mod:`roundlab.data.csv_source`):
-
-    - ``path``: one file split at random by the fractions (and the label quantile);
-    - ``path`` and ``split_column``: one file whose column names each row's split;
-    - ``train_path`` and ``test_path``, optionally ``val_path`` and ``extrapolate_path``: one
-      file per split.
-
-    Paths are relative to the project root unless absolute; ``features`` None means every
-    column except ``label`` (and ``split_column``).
-    """
-
-    generator: str = "csv"
-    path: str | None = None
-    split_column: str | None = None
-    train_path: str | None = None
-    val_path: str | None = None
-    test_path: str | None = None
-    extrapolate_path: str | None = None
-    label: str = MISSING
-    features: list[str] | None = None
-
-    def split_files(self) -> dict[str, str]:
-        """The per-split files that are set: split name -> path as configured."""
-        named = {split: getattr(self, f"{split}_path") for split in SPLITS}
-        return {split: path for split, path in named.items() if path}
-
-    def input_files(self) -> list[str]:
-        """Every file the dataset is read from, paths as configured."""
-        return list(self.split_files().values()) or [self.path]
-
-    def layout(self) -> str:
-        """``files``, ``split_column`` or ``random`` (see the class docstring)."""
-        if self.split_files():
-            return "files"
-        return "split_column" if self.split_column else "random"
-
-    def check(self) -> None:
-        super().check()
-        require(bool(self.label), "label must name a column of the CSV file", label=self.label)
-        files = self.split_files()
-        if files:
-            require(
-                not self.path and not self.split_column,
-                "give one file (path, optionally split_column) or one file per split "
-                "(train_path, test_path, ...), not both",
-                path=self.path,
-                split_column=self.split_column,
-                **{f"{split}_path": file for split, file in files.items()},
-            )
-            require(
-                "train" in files and "test" in files,
-                "one file per split needs at least train_path and test_path",
-                train_path=self.train_path,
-                test_path=self.test_path,
-            )
-        else:
-            require(
-                bool(self.path),
-                "path must name a CSV file (or set train_path and test_path: one file per split)",
-                path=self.path,
-            )
-        if self.features is not None:
-            require(
-                len(self.features) >= 1 and self.label not in self.features,
-                "features must list at least one column, and not the label column",
-                features=self.features,
-                label=self.label,
-            )
-        if self.split_column is not None:
-            require(
-                bool(self.split_column)
-                and self.split_column != self.label
-                and self.split_column not in (self.features or []),
-                "split_column must name a column that is neither the label nor a feature",
-                split_column=self.split_column,
-                label=self.label,
-                features=self.features,
-            )

@@ -6,8 +6,9 @@ import numpy as np
 from sklearn.datasets import load_diabetes, load_digits
 
 from roundlab.data.sampling import Arrays, draw_until, inside, outside, rng_for, split_table
-from roundlab.data.schemas import DiabetesConfig, DigitSumConfig, require
+from roundlab.data.schemas import DigitSumConfig, require
 from roundlab.data.synthetic import Generated
+from roundlab.data.table_schemas import DiabetesConfig
 
 
 def digit_sum_dataset(cfg: DigitSumConfig) -> Generated:

@@ -27,8 +27,9 @@ from importlib import resources
 import numpy as np
 
 from roundlab.data.sampling import rng_for, split_table
-from roundlab.data.schemas import TableConfig, require
+from roundlab.data.schemas import require
 from roundlab.data.synthetic import Generated
+from roundlab.data.table_schemas import TableConfig
 
 
 @dataclass(frozen=True)

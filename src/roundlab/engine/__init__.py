@@ -1,7 +1,13 @@
-"""How networks are trained: one run with Keras ``fit`` (:mod:`roundlab.engine.single`), or a
-group of runs of one shape stacked into one program (:mod:`roundlab.engine.stacked`, driven by
-:mod:`roundlab.engine.vectorized`), each member with its own seed, initial weights, knob and
-early stopping."""
+"""How networks train, and nothing above it: one run with Keras ``fit``
+(:mod:`roundlab.engine.single`), or a group of runs of one shape stacked into one program
+(:mod:`~roundlab.engine.stacked`), each member with its own seed, initial weights, knob and
+early stopping; the network (:mod:`~roundlab.engine.models`), its evaluation
+(:mod:`~roundlab.engine.evaluation`), the statsmodels references scored the same way
+(:mod:`~roundlab.engine.references`), the memory estimate (:mod:`~roundlab.engine.memory`) and
+the XLA rule (:mod:`~roundlab.engine.xla`).
+
+May import the leaves, activations, approaches and data; takes values, never a whole config.
+"""
 
 from roundlab.engine.early_stopping import EarlyStopping
 from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome

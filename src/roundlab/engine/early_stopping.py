@@ -2,7 +2,7 @@
 single run (``keras_callback`` trains it, :func:`best_epoch` reads the same rule back from the
 recorded history).
 
-The rule of ``keras.callbacks.EarlyStopping(restore_best_weights=True)`` (Keras 3.15), applied
+The rule of ``keras.callbacks.EarlyStopping(restore_best_weights=True)`` (of the pinned Keras), applied
 per member with numpy arrays over the members:
 
 - epoch 0 always improves (Keras starts from ``best = None``);

@@ -20,7 +20,8 @@ class Member:
 
     ``seed``: a number >= 0; epoch e shuffles the training set with
     ``numpy.random.default_rng((seed, e)).permutation``. ``initial_weights``: in
-    ``roundlab.models.build_mlp(...).model.get_weights()`` order (kernel, bias per Dense layer).
+    ``roundlab.engine.models.build_mlp(...).model.get_weights()`` order (kernel, bias per
+    Dense layer).
     ``knob``: the output activation's parameter for this member (alpha, steepness, ...); None
     keeps the value the approach's activation was built with, and is the only value allowed
     when the activation has no parameter. ``learning_rate``: this member's optimizer step

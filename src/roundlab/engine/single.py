@@ -9,8 +9,8 @@ from typing import Any
 import keras
 import numpy as np
 
-from roundlab import models
 from roundlab.approaches.head import Approach
+from roundlab.engine import models
 from roundlab.engine.early_stopping import EarlyStopping, best_epoch
 from roundlab.engine.outcome import Fitted, TrainingFailed, nan_epoch, nan_failure
 

@@ -46,8 +46,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from roundlab import models
-from roundlab.engine import stacked_mlp
+from roundlab.engine import models, stacked_mlp
 from roundlab.engine.early_stopping import EarlyStopping, Tracker
 from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
 from roundlab.engine.outcome import nan_failure

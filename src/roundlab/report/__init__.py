@@ -1,11 +1,15 @@
 """The report: reads result files only and writes reports/ (Markdown, HTML, figures, metrics).
 
 Three layers. Computing, without matplotlib: selection (configurations over seeds, best
-settings, winners), stats, headline, curves, answers, gradcheck, handwritten, cost, gradients,
+settings), winner, stats, headline, curves, answers, gradcheck, handwritten, cost, gradients,
 environment, dvc_files. Figures, matplotlib only, drawn from computed values: plotting,
 figures, activation_figures. Document, prose and tables from computed values: document,
 render, cells, sections, gradient_sections, summary.
 
 ``python -m roundlab.report`` is the DVC stage; :func:`roundlab.report.pipeline.build_report`
 does the work.
+
+May import the leaves, activations and approaches (and ``roundlab`` itself, which registers the
+saved models' Keras objects); never the training side (data, engine, run, sweep, tracking), so
+editing how runs train reruns the sweep stage and the report only through results/.
 """

@@ -20,7 +20,6 @@ from roundlab.report.selection import (
     REFERENCE_APPROACHES,
     ROUNDING,
     Configuration,
-    Winner,
     best_overall,
     selection_key,
     swept_families,
@@ -28,6 +27,7 @@ from roundlab.report.selection import (
 )
 from roundlab.report.stats import Interval, detectable_difference
 from roundlab.report.verdicts import degenerate, detectable, not_converged, tied
+from roundlab.report.winner import Winner
 
 
 def compare(a: Interval, b: Interval, higher_is_better: bool) -> str:

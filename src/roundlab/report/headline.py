@@ -6,15 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from roundlab.report.selection import (
-    CONTROLS,
-    HEADLINE_COLUMNS,
-    Configuration,
-    Winner,
-    best_per_family,
-    winner,
-)
+from roundlab.report.selection import CONTROLS, HEADLINE_COLUMNS, Configuration, best_per_family
 from roundlab.report.stats import Interval, mean_ci
+from roundlab.report.winner import Winner, winner
 
 BASELINE_SPLITS = ("val", "test", "extrapolate")
 BASELINE_METRICS = ("exact_match", "mae")

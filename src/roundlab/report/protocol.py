@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundlab.report.headline import Headline
-from roundlab.report.selection import Configuration, Winner
+from roundlab.report.selection import Configuration
 from roundlab.report.tuning import family_trials
+from roundlab.report.winner import Winner
 from roundlab.results import RunResult
 
 

@@ -4,8 +4,9 @@ detected, no verdict for lack of convergence, a degenerate contender."""
 
 from __future__ import annotations
 
-from roundlab.report.selection import Configuration, Winner
+from roundlab.report.selection import Configuration
 from roundlab.report.stats import Interval
+from roundlab.report.winner import Winner
 
 
 def detectable(mdd: float | None) -> str:

@@ -5,11 +5,11 @@ MLflow's Keras flavour alone would hand back the network's raw output (logits fo
 classification, a real number before rounding), so the model is logged as a small pyfunc
 (:class:`IntegerModel`) whose artifacts are the run's ``.keras`` file and its result file: it
 applies the training standardisation and the approach's readout
-(:class:`roundlab.saved_models.Predictor`), the same code ``python -m roundlab.predict`` runs. Its
-signature is the training feature columns (double) in, one ``prediction`` column (long) out.
-Loading it needs roundlab installed (``mlflow models serve --env-manager local``); its pip
-requirements are listed, not inferred (inference loads the model in a subprocess: seconds per
-run).
+(:class:`roundlab.serving.saved_models.Predictor`), the same code ``python -m roundlab.predict``
+runs. Its signature is the training feature columns (double) in, one ``prediction`` column
+(long) out. Loading it needs roundlab installed (``mlflow models serve --env-manager
+local``); its pip requirements are listed, not inferred (inference loads the model in a
+subprocess: seconds per run).
 """
 
 from __future__ import annotations
@@ -22,8 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import mlflow.pyfunc
+import numpy as np
 import pandas as pd
+from mlflow.exceptions import MlflowException
 
+from roundlab import paths
+from roundlab.serving.saved_models import InputError, Predictor, feature_matrix
+from roundlab.tracking.store import quiet
 from roundlab.versions import package_versions
 
 ARTIFACT_PATH = "model"
@@ -36,8 +41,6 @@ class IntegerModel(mlflow.pyfunc.PythonModel):
     """Raw features (a DataFrame with the training feature columns) -> integer predictions."""
 
     def load_context(self, context: Any) -> None:
-        from roundlab.saved_models import Predictor
-
         self.predictor = Predictor.load(
             Path(context.artifacts["result"]), Path(context.artifacts["keras"])
         )
@@ -100,3 +103,21 @@ def log(client: Any, run_id: str, result_file: Path, model_file: Path, features:
             signature=signature(features),
             pip_requirements=requirements(),
         )
+
+
+def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.ndarray:
+    """Integer predictions for ``table`` (column -> values, read from ``source``) from the model
+    logged by the MLflow run ``run_id``, on ``$MLFLOW_TRACKING_URI`` or the project's store.
+    Raises :class:`InputError` when the run has no logged model."""
+    quiet()
+    mlflow.set_tracking_uri(paths.default_tracking_uri())
+    try:
+        model = mlflow.pyfunc.load_model(f"runs:/{run_id}/{ARTIFACT_PATH}")
+    except MlflowException as err:
+        raise InputError(
+            f"--run must name an MLflow run with a logged model. Received: --run={run_id} "
+            f"({err.message.splitlines()[0]})"
+        ) from None
+    features = model.metadata.get_input_schema().input_names()
+    frame = pd.DataFrame(feature_matrix(table, features, source), columns=features)
+    return model.predict(frame)["prediction"].to_numpy()

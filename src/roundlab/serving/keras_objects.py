@@ -3,7 +3,7 @@
 and ``roundlab>OffsetLogits``) known to Keras as soon as both are imported, so that
 ``import roundlab`` then ``keras.saving.load_model("seed=0.keras")`` works, in either order.
 
-Importing Keras imports TensorFlow (about 5 s here), which ``import roundlab`` must not cost the
+Importing Keras imports TensorFlow (seconds), which ``import roundlab`` must not cost the
 sweep planner and the report; so :func:`install` registers the layers right away when Keras is
 already imported, and otherwise once Keras finishes importing, through an import hook that only
 watches for the module ``keras``.

@@ -17,9 +17,12 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from roundlab import activations, approaches
+from roundlab.run.validate import output_activation
+from roundlab.runs import RUN_INDEPENDENT_KEYS
+from roundlab.sweep.profile import check_max_members
 
-# What never splits a group: the member's own identity and where it records.
-_MEMBER_KEYS = ("seed", "results_dir", "tracking", "objective")
+# What never splits a group: the member's own seed, and what does not change a run.
+_MEMBER_KEYS = ("seed", *RUN_INDEPENDENT_KEYS)
 
 
 def group_key(cfg: DictConfig) -> str:
@@ -43,12 +46,7 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
         return "its config does not validate"
     if approaches.get(cfg.approach.name).is_reference:
         return f"approach={cfg.approach.name} is a statsmodels fit, not a network"
-    used = [cfg.model.hidden_activation]
-    if approaches.get(cfg.approach.name).uses_activation:
-        used.append(cfg.activation.name)
-    numpy_backed = [
-        n for n in used if n in activations.names() and activations.spec(n).numpy_backed
-    ]
+    numpy_backed = activations.numpy_backed(cfg.model.hidden_activation, output_activation(cfg))
     if numpy_backed:
         return f"numpy-backed activations {numpy_backed} run on the host, one job at a time"
     if cfg.model.dropout > 0:
@@ -64,10 +62,7 @@ def plan(
     """``(groups, alone)``: job indices that train together, in chunks of at most
     ``max_members``, and those that train alone; every index but those in ``skip`` (jobs that
     do not train, e.g. reused) appears once, in job order."""
-    if max_members < 1:
-        raise ValueError(
-            f"hydra.launcher.max_members must be >= 1. Received: max_members={max_members}"
-        )
+    check_max_members(max_members)
     by_key: dict[str, list[int]] = {}
     alone = []
     for i, cfg in enumerate(cfgs):

@@ -2,7 +2,7 @@
 
 The approaches of kind ``reference`` in the catalogue (roundlab.approaches) are fitted here on
 the training split's features, standardised exactly as the networks see them
-(:func:`roundlab.evaluation.standardized_features`), and scored on the same val, test and
+(:func:`roundlab.engine.evaluation.standardized_features`), and scored on the same val, test and
 extrapolate splits with the same metrics, constant baseline and oracle; the result file is an
 ordinary one (``engine.name == "statsmodels"``, no history), so the report and MLflow need no
 special path. A fit is deterministic: the seed and the trainer settings (learning rate, epochs)
@@ -23,11 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from omegaconf import DictConfig
 
-from roundlab import evaluation
 from roundlab.approaches import poisson
 from roundlab.data import Dataset
+from roundlab.engine import evaluation
 from roundlab.results import RunResult
 
 Predict = Callable[[np.ndarray], dict[str, np.ndarray]]  # features -> readout name -> integers
@@ -44,10 +43,11 @@ class Fit:
     model: str
 
 
-def fit_and_evaluate(cfg: DictConfig, dataset: Dataset, result: RunResult) -> None:
-    """Fit the reference ``cfg.approach.name`` and fill ``result`` as a trained run's is."""
-    x = evaluation.standardized_features(dataset, cfg.trainer.standardize_features)
-    fit = FITS[cfg.approach.name](x["train"], dataset.train.y)
+def fit_and_evaluate(name: str, standardize: bool, dataset: Dataset, result: RunResult) -> None:
+    """Fit the reference ``name`` on features standardised when ``standardize`` (as the
+    networks see them) and fill ``result`` as a trained run's is."""
+    x = evaluation.standardized_features(dataset, standardize)
+    fit = FITS[name](x["train"], dataset.train.y)
     result.engine = {"name": "statsmodels", "model": fit.model, "params": fit.params}
     result.converged = fit.converged
     result.metrics, result.baseline = evaluation.score_readouts(fit.predict, x, dataset)

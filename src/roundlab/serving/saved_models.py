@@ -2,7 +2,7 @@
 
 Every finished run saves ``<result stem>.keras`` (``seed=0.keras`` beside ``seed=0.json``): the
 whole network, its rounding layers included, loadable by ``keras.saving.load_model(path)`` once
-``roundlab`` is imported (:mod:`roundlab.keras_objects` registers the layers). Numpy-backed
+``roundlab`` is imported (:mod:`roundlab.serving.keras_objects` registers the layers). Numpy-backed
 activations (``*_np``) load too: the file holds the layer's config (name and parameter), and the
 numpy function is looked up again in roundlab's registry; only a TensorFlow SavedModel export
 (``model.export``) cannot hold them.
@@ -23,10 +23,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import keras
 import numpy as np
+from omegaconf import OmegaConf
 
+from roundlab import approaches, results
 from roundlab.data import Dataset
-from roundlab.evaluation import Standardization
+from roundlab.engine.evaluation import Standardization, batched
+from roundlab.serving import keras_objects
 
 
 class InputError(ValueError):
@@ -89,8 +93,6 @@ def model_path(result_path: Path) -> Path:
 def save(model: Any, result_path: Path) -> Path:
     """Save ``model`` beside the result file, without its training setup (the losses and
     metrics are closures over the approach: the saved network needs no compile to predict)."""
-    import keras
-
     path = model_path(result_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     keras.Model(model.input, model.output, name=model.name).save(path)
@@ -134,10 +136,6 @@ class Predictor:
     """A saved run's model with its :class:`ModelCard`: raw features in, integers out."""
 
     def __init__(self, card: ModelCard, model: Any, config: Mapping[str, Any]) -> None:
-        from omegaconf import OmegaConf
-
-        from roundlab import approaches
-
         self.card, self.model = card, model
         labels = np.asarray(card.label_range, dtype=np.int64)
         self.decode = approaches.build(OmegaConf.create(dict(config)), labels).decode
@@ -145,10 +143,6 @@ class Predictor:
     @classmethod
     def load(cls, result_path: Path, model_file: Path | None = None) -> Predictor:
         """From a result file (its model beside it, or at ``model_file``)."""
-        import keras
-
-        from roundlab import keras_objects, results
-
         keras_objects.register()
         result = results.read(result_path)
         if not result.model:
@@ -162,8 +156,6 @@ class Predictor:
 
     def predict(self, raw: np.ndarray) -> np.ndarray:
         """Integer predictions (int64) for raw features, columns in ``card.features`` order."""
-        from roundlab.evaluation import batched
-
         if len(raw) == 0:
             return np.empty(0, dtype=np.int64)
         return self.decode(batched(self.model)(self.card.network_input(raw)))

@@ -12,8 +12,8 @@ import numpy as np
 from roundlab import metrics
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
+from roundlab.engine.models import Network
 from roundlab.engine.outcome import Fitted
-from roundlab.models import Network
 from roundlab.results import RunResult
 
 Forward = Callable[[np.ndarray], np.ndarray]  # features -> model output, inference mode

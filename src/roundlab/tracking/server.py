@@ -1,7 +1,7 @@
 """Whether runs can be tracked: a remote MLflow server is asked once per process, briefly.
 
-MLflow's HTTP client retries a dead server with exponential back-off (7 attempts, 263 s for one
-2-epoch run measured here), and each job of a sweep would pay that again. So before training,
+MLflow's HTTP client retries a dead server with exponential back-off (7 attempts: minutes for
+a run of seconds), and each job of a sweep would pay that again. So before training,
 :func:`usable` opens one TCP connection to the server with a timeout of
 ``tracking.connect_timeout_s`` seconds, and bounds MLflow's own retries for the rest of the
 process through its environment variables (:data:`RETRY_ENV`, set only where the user has not).
@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from roundlab import paths
+from roundlab.errors import ConfigError, TrackingUnreachable
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,6 @@ REMOTE_SCHEMES = {"http": 80, "https": 443}
 
 # uri -> whether to track; one check per process, whatever the number of jobs it runs.
 _verdicts: dict[str, bool] = {}
-
-
-class TrackingUnreachable(RuntimeError):
-    """The tracking server does not answer and ``tracking.on_unreachable`` says fail."""
 
 
 def usable(tracking: Any) -> bool:
@@ -73,15 +70,20 @@ def _decide(uri: str, on_unreachable: str, timeout_s: float) -> bool:
 
 def policy(uri: str, on_unreachable: str) -> str:
     """``fail`` or ``warn``: ``auto`` resolved by whether the URI was given explicitly."""
-    if on_unreachable not in ON_UNREACHABLE:
-        raise ValueError(
-            f"tracking.on_unreachable must be one of {ON_UNREACHABLE}. "
-            f"Received: tracking.on_unreachable={on_unreachable!r}"
-        )
+    check_on_unreachable(on_unreachable)
     if on_unreachable != "auto":
         return on_unreachable
     explicit = bool(os.environ.get("MLFLOW_TRACKING_URI")) or uri != paths.default_tracking_uri()
     return "fail" if explicit else "warn"
+
+
+def check_on_unreachable(value: str) -> None:
+    """Refuse a ``tracking.on_unreachable`` outside :data:`ON_UNREACHABLE`."""
+    if value not in ON_UNREACHABLE:
+        raise ConfigError(
+            f"tracking.on_unreachable must be one of {list(ON_UNREACHABLE)}. "
+            f"Received: tracking.on_unreachable={value!r}"
+        )
 
 
 def unreachable(uri: str, timeout_s: float) -> str | None:

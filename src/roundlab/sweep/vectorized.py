@@ -1,7 +1,7 @@
 """A group of sweep jobs trained as one stacked program, then recorded run by run.
 
 :func:`train_group` takes the resolved, validated configs of one group (see
-:mod:`roundlab.engine.grouping`), loads the data once, gives every member the initial weights it
+:mod:`roundlab.sweep.grouping`), loads the data once, gives every member the initial weights it
 would get alone (``build_mlp`` under its own seed), trains all of them together with
 :func:`roundlab.engine.stacked.train_members` and returns a :class:`TrainedGroup`.
 :func:`record_member` then evaluates one member in the ordinary ``build_mlp`` model and writes
@@ -19,14 +19,20 @@ from pathlib import Path
 import numpy as np
 from omegaconf import DictConfig
 
-from roundlab import activations, approaches, config, evaluation, guards, models, resume
+from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
-from roundlab.engine import grouping, session, single, stacked
+from roundlab.engine import evaluation, models, session, single, stacked
+from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
-from roundlab.recording import Recording
+from roundlab.engine.xla import use_xla
 from roundlab.results import KILLED, RunResult
-from roundlab.runs import RunKey, activation_params
+from roundlab.run.fingerprint import stamp
+from roundlab.run.job import load
+from roundlab.run.recording import Recording
+from roundlab.run.validate import early_stopping
+from roundlab.runs import RunKey
+from roundlab.sweep import grouping
 
 
 @dataclass
@@ -56,20 +62,25 @@ def group_id(cfgs: list[DictConfig]) -> str:
 
 def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     """Train the members of one group together. Raises for errors before training (data)."""
-    from roundlab.train import load_dataset
-
     started = time.perf_counter()
     first = cfgs[0]
     trainer = first.trainer
     device = session.start(first.seed, trainer.deterministic, trainer.mixed_precision)
-    dataset = load_dataset(first)
+    dataset = load(first.dataset, first.objective)
     x = evaluation.standardized_features(dataset, trainer.standardize_features)
     y = evaluation.labels(dataset)
-    # XLA makes the stacked program slower on a CPU (measured) and faster on a GPU.
-    jit = config.jit_setting(first)
-    jit = device.kind == "GPU" if jit is None else jit
+    jit = use_xla(trainer.jit_compile, stacked=True, device_kind=device.kind)
     approach = approaches.build(first, dataset.train.y)
-    guards.check_memory(first, dataset.n_features, approach.units, len(dataset.val), len(cfgs))
+    check_memory(
+        dataset.n_features,
+        list(first.model.hidden_sizes),
+        approach.units,
+        trainer.optimizer,
+        trainer.batch_size,
+        len(dataset.val),
+        trainer.max_memory_mb,
+        members=len(cfgs),
+    )
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
@@ -91,7 +102,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
             learning_rate=trainer.learning_rate,
             batch_size=trainer.batch_size,
             epochs=trainer.epochs,
-            early_stopping=config.early_stopping(first),
+            early_stopping=early_stopping(trainer.early_stopping),
             jit_compile=jit,
         )
     except TrainingFailed as err:
@@ -144,7 +155,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
             result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
         )
         record.keep(group.network.model)
-    resume.stamp(result, cfg)
+    stamp(result, cfg)
     return record.close()
 
 
@@ -165,7 +176,7 @@ def _load_member(group: TrainedGroup, index: int) -> Approach:
     approach = group.approach
     if approach.activation is not None:
         cfg = group.cfgs[index].activation
-        approach.activation = activations.get(cfg.name, **activation_params(cfg))
+        approach.activation = activations.get(cfg.name, **activations.activation_params(cfg))
         for layer in approach.head:
             layer.activation = approach.activation
     return approach

@@ -3,9 +3,9 @@ so that a resumed sweep can tell which result files it may keep.
 
     fingerprint = SHA-256 of canonical JSON {"config": C, "code": K, "data": D}
 
-- C: the resolved config without where the run writes (``results_dir``, ``tracking``) and how
-  the sweep runs and exits (``sweep``, ``fail_on_failed_jobs``); the seed, learning rate and
-  every other value stay.
+- C: the resolved config without :data:`roundlab.runs.RUN_INDEPENDENT_KEYS` (where the run
+  writes, how a sweep schedules, exits and scores it); the seed, learning rate and every other
+  value stay.
 - K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
   (paths and bytes), so any change to how runs train, or to the data generators, changes it.
 - D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` when training
@@ -13,7 +13,10 @@ so that a resumed sweep can tell which result files it may keep.
   and the hashes of its input files (a CSV), from which the job generates the same arrays.
 
 Two runs with one fingerprint train the same network on the same data with the same code; with
-``trainer.deterministic=true`` they give the same metrics.
+``trainer.deterministic=true`` they give the same metrics. :func:`stamp` records it in the
+result, with whether the run's failure (if any) would happen again for the same fingerprint:
+``no gradient`` (the model has no gradient path, for any seed) always, a loss that became
+NaN/inf under op determinism too.
 """
 
 from __future__ import annotations
@@ -28,18 +31,39 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from roundlab import paths
+from roundlab.data import registry, store, to_config
+from roundlab.results import FAILED, RunResult
+from roundlab.runs import RUN_INDEPENDENT_KEYS
 
-# Where a run writes and how the sweep schedules it: never part of what it computes.
-UNHASHED_KEYS = ("results_dir", "tracking", "sweep", "fail_on_failed_jobs")
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 # The report reads result files; it never changes what a run computes.
 UNHASHED_PACKAGES = ("report",)
+
+
+# Reasons (prefixes of RunResult.error) that the same config, code and data fail with again.
+ALWAYS_DETERMINISTIC = ("no gradient",)
+DETERMINISTIC_UNDER_OP_DETERMINISM = ("loss became",)
+
+
+def stamp(result: RunResult, cfg: DictConfig) -> None:
+    """Record the run's fingerprint and whether its failure (if any) is deterministic."""
+    result.fingerprint = fingerprint(cfg)
+    result.deterministic_failure = result.status == FAILED and is_deterministic(
+        result.error or "", bool(cfg.trainer.deterministic)
+    )
+
+
+def is_deterministic(error: str, op_determinism: bool) -> bool:
+    """Whether a failure with reason ``error`` happens again for the same fingerprint."""
+    if error.startswith(ALWAYS_DETERMINISTIC):
+        return True
+    return op_determinism and error.startswith(DETERMINISTIC_UNDER_OP_DETERMINISM)
 
 
 def fingerprint(cfg: DictConfig) -> str:
     """The fingerprint of the run a resolved training config describes."""
     tree = OmegaConf.to_container(cfg, resolve=True)
-    for key in UNHASHED_KEYS:
+    for key in RUN_INDEPENDENT_KEYS:
         tree.pop(key, None)
     return _sha256({"config": tree, "code": code_hash(), "data": data_hash(cfg.dataset)})
 
@@ -61,8 +85,6 @@ def data_hash(dataset_cfg: Any) -> str:
     """What the run's data is made of: the stored files' recorded hashes when training reads
     ``data/<name>/`` (as :func:`roundlab.data.materialize` decides), else the dataset config and
     its input files' hashes. Raises ValueError for a dataset config that cannot be generated."""
-    from roundlab.data import registry, store, to_config
-
     cfg = to_config(dataset_cfg)
     params = dataclasses.asdict(cfg)
     sources = registry.get(cfg.generator).sources(cfg)

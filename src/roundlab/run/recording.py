@@ -13,15 +13,20 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import results, tracking_server
+from roundlab import results
 from roundlab.data import Dataset
+from roundlab.engine.evaluation import Standardization
 from roundlab.engine.outcome import TrainingFailed
 from roundlab.interruption import Interrupted
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.runs import RunKey
+from roundlab.serving import saved_models
+from roundlab.tracking import server
+from roundlab.tracking.params import run_params
+from roundlab.tracking.tracker import RunTracker
 from roundlab.versions import package_versions
 
-log = logging.getLogger("roundlab.train")
+log = logging.getLogger(__name__)
 
 
 class Recording:
@@ -55,10 +60,8 @@ class Recording:
         self.dataset = dataset
         self.model: Any = None  # the trained keras.Model, once training has finished
         self.tracker = None
-        if tracking_server.usable(cfg.tracking):
-            from roundlab import tracking
-
-            self.tracker = tracking.RunTracker(
+        if server.usable(cfg.tracking):
+            self.tracker = RunTracker(
                 cfg.tracking.uri,
                 cfg.tracking.experiment,
                 run_name=key.run_name,
@@ -66,7 +69,7 @@ class Recording:
                 tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
                 log_models=_log_models(cfg.tracking.log_models, sweep_dir),
             )
-            self.tracker.log_params(tracking.run_params(self.result.config))
+            self.tracker.log_params(run_params(self.result.config))
             if dataset is not None:
                 self.tracker.log_dataset(dataset)
             self.result.mlflow_run_id = self.tracker.run_id
@@ -90,7 +93,8 @@ class Recording:
 
     def keep(self, model: Any) -> None:
         """The trained network: :meth:`close` saves the model of a finished run beside its
-        result file (:mod:`roundlab.saved_models`), with what predicting needs from the run's
+        result file (:mod:`roundlab.serving.saved_models`), with what predicting needs from the
+        run's
         ``dataset``."""
         self.model = model
 
@@ -118,9 +122,6 @@ class Recording:
     def _save_model(self) -> Path | None:
         """A finished run's model file, its card in the result; a model an earlier run left at
         this path is removed when this run saves none (failed, killed)."""
-        from roundlab import saved_models
-        from roundlab.evaluation import Standardization
-
         stale = saved_models.model_path(self.path)
         if self.model is None or self.dataset is None or not self.result.ok:
             stale.unlink(missing_ok=True)

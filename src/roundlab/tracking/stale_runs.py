@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from roundlab.tracking import HOST_TAG, PID_TAG, SWEEP_ID_TAG, SWEEP_TAG
+from roundlab.tracking.parents import SWEEP_ID_TAG, SWEEP_TAG
+from roundlab.tracking.store import HOST_TAG, PID_TAG
 
 log = logging.getLogger(__name__)
 

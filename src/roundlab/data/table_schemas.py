@@ -1,0 +1,133 @@
+"""Typed schemas of the dataset configs read from a table of rows: scikit-learn's and
+statsmodels' bundled data and a user's CSV files (the synthetic generators' schemas are in
+:mod:`roundlab.data.schemas`, with the checks both share)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from omegaconf import MISSING
+
+from roundlab.data.dataset import SPLITS
+from roundlab.data.schemas import DatasetConfig, check_fractions, require
+
+
+@dataclass
+class TableConfig(DatasetConfig):
+    """Datasets with a fixed number of rows, split by fractions."""
+
+    val_fraction: float = MISSING
+    test_fraction: float = MISSING
+    extrapolate_quantile: float = MISSING
+
+    def check(self) -> None:
+        super().check()
+        check_fractions("val_fraction", self.val_fraction, "test_fraction", self.test_fraction)
+        require(
+            0 <= self.extrapolate_quantile < 0.5,
+            "extrapolate_quantile must be in [0, 0.5) (0: no extrapolate split)",
+            extrapolate_quantile=self.extrapolate_quantile,
+        )
+
+
+@dataclass
+class DiabetesConfig(TableConfig):
+    generator: str = "diabetes"
+
+
+@dataclass
+class RandhieConfig(TableConfig):
+    """statsmodels' RAND Health Insurance Experiment data: ``mdvis`` (doctor visits, 0..77) from
+    9 covariates (see :mod:`roundlab.data.statsmodels_sets`)."""
+
+    generator: str = "randhie"
+
+
+@dataclass
+class Anes96Config(TableConfig):
+    """statsmodels' 1996 American National Election Survey: ``PID`` (party identification,
+    0..6) from 8 covariates (see :mod:`roundlab.data.statsmodels_sets`)."""
+
+    generator: str = "anes96"
+
+
+@dataclass
+class CsvConfig(TableConfig):
+    """A user's CSV data in one of three layouts (see :mod:`roundlab.data.csv_source`):
+
+    - ``path``: one file split at random by the fractions (and the label quantile);
+    - ``path`` and ``split_column``: one file whose column names each row's split;
+    - ``train_path`` and ``test_path``, optionally ``val_path`` and ``extrapolate_path``: one
+      file per split.
+
+    Paths are relative to the project root unless absolute; ``features`` None means every
+    column except ``label`` (and ``split_column``).
+    """
+
+    generator: str = "csv"
+    path: str | None = None
+    split_column: str | None = None
+    train_path: str | None = None
+    val_path: str | None = None
+    test_path: str | None = None
+    extrapolate_path: str | None = None
+    label: str = MISSING
+    features: list[str] | None = None
+
+    def split_files(self) -> dict[str, str]:
+        """The per-split files that are set: split name -> path as configured."""
+        named = {split: getattr(self, f"{split}_path") for split in SPLITS}
+        return {split: path for split, path in named.items() if path}
+
+    def input_files(self) -> list[str]:
+        """Every file the dataset is read from, paths as configured."""
+        return list(self.split_files().values()) or [self.path]
+
+    def layout(self) -> str:
+        """``files``, ``split_column`` or ``random`` (see the class docstring)."""
+        if self.split_files():
+            return "files"
+        return "split_column" if self.split_column else "random"
+
+    def check(self) -> None:
+        super().check()
+        require(bool(self.label), "label must name a column of the CSV file", label=self.label)
+        files = self.split_files()
+        if files:
+            require(
+                not self.path and not self.split_column,
+                "give one file (path, optionally split_column) or one file per split "
+                "(train_path, test_path, ...), not both",
+                path=self.path,
+                split_column=self.split_column,
+                **{f"{split}_path": file for split, file in files.items()},
+            )
+            require(
+                "train" in files and "test" in files,
+                "one file per split needs at least train_path and test_path",
+                train_path=self.train_path,
+                test_path=self.test_path,
+            )
+        else:
+            require(
+                bool(self.path),
+                "path must name a CSV file (or set train_path and test_path: one file per split)",
+                path=self.path,
+            )
+        if self.features is not None:
+            require(
+                len(self.features) >= 1 and self.label not in self.features,
+                "features must list at least one column, and not the label column",
+                features=self.features,
+                label=self.label,
+            )
+        if self.split_column is not None:
+            require(
+                bool(self.split_column)
+                and self.split_column != self.label
+                and self.split_column not in (self.features or []),
+                "split_column must name a column that is neither the label nor a feature",
+                split_column=self.split_column,
+                label=self.label,
+                features=self.features,
+            )

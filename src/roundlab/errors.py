@@ -1,0 +1,16 @@
+"""The errors roundlab stops with in one line instead of a traceback.
+
+They live here, below every other module, because each is raised in one layer and caught in
+another: a bad config value is found by the approaches, the engine's memory estimate and the
+run's validation, and turned into ``config error: ...`` by the entry points.
+"""
+
+from __future__ import annotations
+
+
+class ConfigError(ValueError):
+    """A config value that composes but cannot be trained with."""
+
+
+class TrackingUnreachable(RuntimeError):
+    """The tracking server does not answer and ``tracking.on_unreachable`` says to fail."""

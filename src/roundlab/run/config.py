@@ -1,0 +1,191 @@
+"""Typed schemas of the training config, and how a script composes it.
+
+The YAML files under ``conf/`` hold the values; the dataclasses here hold their types. Each is
+registered in Hydra's ConfigStore under ``schema/<group>/<name>`` and extended by its YAML file,
+so a wrong type (``trainer.epochs=abc``) or an unknown key (``model.widht=3``) fails when Hydra
+composes the config. What a type cannot say (``activation.width=1.5``, ``trainer.dropout=2``)
+:mod:`roundlab.run.validate` checks before any data is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING, DictConfig, OmegaConf
+
+from roundlab import activations, approaches, data, paths
+from roundlab.approaches.label_range import DEFAULT_MAX_CLASSES
+from roundlab.engine.memory import DEFAULT_MAX_MEMORY_MB
+
+
+def default_results_dir() -> str:
+    """Where a run started without ``results_dir=`` writes its result file: ``results/`` in its
+    own Hydra output directory, ``outputs/<date>/<time>/results`` for a run and
+    ``multirun/<date>/<time>/results`` for every job of a ``-m`` sweep (one tree, as the report
+    reads it). The pipeline's results/ is the sweep stage's DVC output: only
+    ``python -m roundlab.sweep`` writes there, and it passes ``results_dir=`` explicitly.
+    Outside a Hydra app (:func:`compose` in scripts) there is no output directory:
+    ``<root>/outputs/results``."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized():
+        return str(paths.project_root() / "outputs" / "results")
+    hydra_cfg = HydraConfig.get()
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    # runtime.output_dir is set once the job runs; `--cfg job` resolves before that
+    run_dir = OmegaConf.select(hydra_cfg, "runtime.output_dir", default=hydra_cfg.run.dir)
+    base = hydra_cfg.sweep.dir if multirun else run_dir
+    return str(Path(base).absolute() / "results")
+
+
+# ${roundlab.results_dir:} and ${roundlab.tracking_uri:} in conf/: the project's defaults,
+# computed when the config is resolved (in the job, so $MLFLOW_TRACKING_URI and $ROUNDLAB_ROOT
+# of the job's environment count). Registered on import: joblib workers resolve configs too.
+OmegaConf.register_new_resolver("roundlab.results_dir", default_results_dir, replace=True)
+OmegaConf.register_new_resolver("roundlab.tracking_uri", paths.default_tracking_uri, replace=True)
+
+
+@dataclass
+class ApproachConfig:
+    name: str = MISSING
+
+
+@dataclass
+class ClassificationConfig(ApproachConfig):
+    # One softmax unit per label of the training range: a wider range is refused before
+    # anything is built (roundlab.approaches.label_range), a 5,000,001-unit head needs gigabytes.
+    max_classes: int = DEFAULT_MAX_CLASSES
+
+
+@dataclass
+class OrdinalConfig(ClassificationConfig):
+    # corn | coral (roundlab.approaches.ordinal); each is a run of its own (RunKey.method).
+    method: str = approaches.get("ordinal").methods[0]
+
+
+@dataclass
+class ModelConfig:
+    name: str = "mlp"
+    hidden_sizes: list[int] = field(default_factory=lambda: [64, 64])
+    # A Keras activation name (relu, tanh, ...) or a roundlab activation name (spiky_np, ...).
+    hidden_activation: str = "relu"
+    hidden_activation_params: dict[str, float] = field(default_factory=dict)
+    dropout: float = 0.0
+
+
+@dataclass
+class EarlyStoppingConfig:
+    # Stop once `monitor` (a validation history key) has not improved by more than min_delta
+    # for `patience` epochs, and keep the best epoch's weights.
+    enabled: bool = True
+    monitor: str = "val_loss"
+    patience: int = 10
+    min_delta: float = 0.0
+
+
+@dataclass
+class TrainerConfig:
+    optimizer: str = "adam"
+    learning_rate: float = 1e-3
+    batch_size: int = 64
+    epochs: int = 50
+    # Loss of the regression approach; classification uses cross-entropy, rounding MSE.
+    loss: str = "mse"
+    huber_delta: float = 1.0
+    standardize_features: bool = True
+    # TensorFlow op determinism: the same config and seed give the same metrics. Keras compiles
+    # nothing with XLA while it is on (not every XLA kernel is deterministic).
+    deterministic: bool = True
+    # auto: XLA when deterministic is off and every layer can be compiled (numpy-backed
+    # activations cannot); true | false.
+    jit_compile: str = "auto"
+    mixed_precision: bool = False
+    verbose: int = 0
+    # A run whose memory estimate (weights, optimizer state, one batch; roundlab.engine.memory)
+    # exceeds this many MB is refused before its network is built.
+    max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
+    early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+
+
+@dataclass
+class TrackingConfig:
+    enabled: bool = True
+    uri: str = MISSING
+    experiment: str = MISSING
+    # A remote server that does not answer within connect_timeout_s seconds (checked once per
+    # process): fail before training, or warn and train untracked; auto = fail when the URI was
+    # given explicitly ($MLFLOW_TRACKING_URI or tracking.uri), warn otherwise.
+    on_unreachable: str = "auto"
+    connect_timeout_s: float = 3.0
+    # Log each finished run's model to MLflow (roundlab.tracking.model); auto: for single runs,
+    # not for a multirun's jobs (their .keras files are saved beside their result files anyway).
+    log_models: str = "auto"
+
+
+@dataclass
+class SweepConfig:
+    # In a multirun, skip every job whose result file is FINISHED (or FAILED for a
+    # deterministic reason) with the same fingerprint (roundlab.sweep.resume); false retrains all.
+    resume: bool = True
+
+
+@dataclass
+class Config:
+    dataset: Any = MISSING
+    approach: ApproachConfig = MISSING
+    activation: Any = MISSING
+    model: ModelConfig = MISSING
+    trainer: TrainerConfig = MISSING
+    tracking: TrackingConfig = MISSING
+    sweep: SweepConfig = field(default_factory=SweepConfig)
+    seed: int = 0
+    results_dir: str = MISSING
+    # <split>/<metric> returned to Hydra sweepers, e.g. val/exact_match or val/mae.
+    objective: str = "val/exact_match"
+    # A multirun (-m) exits 1 when a job failed; by default it exits 0 once its plan ran.
+    fail_on_failed_jobs: bool = False
+
+
+def activation_schema(name: str) -> type:
+    """A dataclass with ``name`` and the activation's parameter, so other keys are refused."""
+    spec = activations.spec(name)
+    fields_ = [("name", str, dataclasses.field(default=name))]
+    if spec.param is not None:
+        fields_.append((spec.param, float, dataclasses.field(default=float(spec.default))))
+    return dataclasses.make_dataclass(f"{name}_activation_config", fields_)
+
+
+def register_configs() -> None:
+    """Put every schema in Hydra's ConfigStore (the data schemas too); idempotent."""
+    data.register_configs()
+    cs = ConfigStore.instance()
+    cs.store(name="base_config", node=Config)
+    cs.store(group="schema/approach", name="approach", node=ApproachConfig)
+    cs.store(group="schema/approach", name="classification", node=ClassificationConfig)
+    cs.store(group="schema/approach", name="ordinal", node=OrdinalConfig)
+    cs.store(group="schema/model", name="mlp", node=ModelConfig)
+    cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
+    cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
+    for name in activations.names():
+        cs.store(group="schema/activation", name=name, node=activation_schema(name))
+
+
+def compose(
+    overrides: list[str] | tuple[str, ...] = (),
+    config_dir: Path | None = None,
+    return_hydra_config: bool = False,
+) -> DictConfig:
+    """The config ``python -m roundlab.train <overrides>`` would run, for tests and scripts."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    register_configs()
+    with initialize_config_dir(config_dir=str(config_dir or paths.CONF_DIR), version_base="1.3"):
+        return hydra_compose(
+            "config", overrides=list(overrides), return_hydra_config=return_hydra_config
+        )

@@ -1,0 +1,14 @@
+"""Many jobs: a profile (:mod:`roundlab.sweep.profile`) becomes a plan of multiruns
+(:mod:`~roundlab.sweep.plan`) that the DVC stage runs (:mod:`~roundlab.sweep.runner`,
+``python -m roundlab.sweep``: :mod:`~roundlab.sweep.cli`). Inside each multirun the vectorised
+launcher (:mod:`~roundlab.sweep.launcher`) decides, for every job, whether its result is reused
+(:mod:`~roundlab.sweep.resume`), which jobs train together (:mod:`~roundlab.sweep.grouping`,
+:mod:`~roundlab.sweep.jobs`) and trains each group as one stacked program
+(:mod:`~roundlab.sweep.vectorized`); a Hydra callback (:mod:`~roundlab.sweep.callback`) keeps
+the sweep's count and its MLflow parents.
+
+May import everything below it (the leaves, activations, approaches, data, engine, serving,
+tracking, run); never the report. The planning side (profile, plan, runner, housekeeping,
+progress) imports no TensorFlow, so ``python -m roundlab.sweep`` starts in a fraction of a
+second.
+"""

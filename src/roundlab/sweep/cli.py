@@ -1,0 +1,92 @@
+"""``python -m roundlab.sweep``: the DVC sweep stage's command.
+
+Runs the active profile (params.yaml ``profile``, its entry in profiles.yaml beside it) as
+Hydra multiruns (:mod:`roundlab.sweep.runner`). ``--dry-run`` prints the commands and how the
+launcher will group each multirun's jobs, from the same configs and the same grouping function
+(:mod:`roundlab.sweep.preview`), without training; ``--profile NAME`` runs another profile
+without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
+profile=NAME`` or by editing ``profile:``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from roundlab import interruption, paths
+from roundlab.sweep.plan import command, plan
+from roundlab.sweep.profile import load_profile
+from roundlab.sweep.runner import failed_jobs_exit, run
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m roundlab.sweep", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--params",
+        type=Path,
+        default=None,
+        help="params file (default: <project root>/params.yaml); profiles.yaml beside it",
+    )
+    parser.add_argument(
+        "--profile", default=None, help="profile to run (default: params.yaml `profile`)"
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="result directory (default: <project root>/results)",
+    )
+    parser.add_argument(
+        "--sweep-dir",
+        type=Path,
+        default=None,
+        help="Hydra sweep directories (default: <project root>/multirun)",
+    )
+    for flag, text in (
+        ("--dry-run", "print the commands only"),
+        ("--fail-on-failed-jobs", "exit 1 when a planned run did not finish (default: 0)"),
+        ("--fresh", "retrain every run, also those whose result files could be reused"),
+    ):
+        parser.add_argument(flag, action="store_true", help=text)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    root = paths.project_root()
+    try:
+        profile = load_profile(args.params or root / "params.yaml", args.profile)
+    except ValueError as err:  # the message names the key and the value: no traceback
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+    results_dir = args.results or paths.results_dir()
+    sweep_root = args.sweep_dir or root / "multirun"
+    if args.dry_run:
+        # Composing and validating the jobs' configs imports TensorFlow: only a dry run pays.
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        from roundlab.sweep import preview
+
+        for m in plan(profile):
+            cmd = command(m, profile, results_dir, sweep_root, args.fresh)
+            print(shlex.join(["python", *cmd[1:]]))
+            for line in preview.describe(m, profile, cmd):
+                print(f"  {line}")
+        return 0
+    try:
+        manifest = run(profile, results_dir, sweep_root, args.fresh)
+    except RuntimeError as err:
+        print(err, file=sys.stderr)
+        return 1
+    except interruption.Interrupted as err:
+        print(
+            f"sweep {err.reason}: the running multirun recorded its runs as KILLED; run it "
+            "again to resume",
+            file=sys.stderr,
+        )
+        return err.exit_code
+    return failed_jobs_exit(results_dir, manifest["planned"]) if args.fail_on_failed_jobs else 0

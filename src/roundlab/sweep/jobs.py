@@ -1,0 +1,123 @@
+"""A multirun's jobs as configs, and what becomes of each: reused, trained in a stacked group,
+or trained alone.
+
+The launcher (:mod:`roundlab.sweep.launcher`) and ``python -m roundlab.sweep --dry-run``
+(:mod:`roundlab.sweep.preview`) both call :func:`job_configs`, :func:`training_configs` and
+:func:`schedule`, so the dry run groups exactly as the launcher will. Composing a job's config
+is most of a stacked sweep's own time, so the first job of every set whose overrides differ
+only in a member's own values (seed, learning rate, the activation's parameter) is composed and
+the others are derived from it, as composing them would give.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# Hydra's own naming of a job's override_dirname (a private helper of the pinned hydra-core).
+from hydra._internal.config_loader_impl import get_overrides_dirname
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override, OverrideType
+from hydra.core.utils import filter_overrides
+from omegaconf import DictConfig, OmegaConf, open_dict
+
+from roundlab.activations.catalogue import PARAMETER_NAMES
+from roundlab.run.job import resolve
+from roundlab.run.validate import validate
+from roundlab.sweep import grouping
+from roundlab.sweep.resume import reusable_jobs
+
+log = logging.getLogger(__name__)
+
+Compose = Callable[[list[str]], DictConfig]  # a job's overrides -> its composed sweep config
+_ABSENT = object()
+
+
+def job_configs(
+    compose: Compose, job_overrides: Sequence[Sequence[str]], initial_job_idx: int = 0
+) -> list[DictConfig]:
+    """Each job's sweep config (with its ``hydra`` node), composed or derived."""
+    parser = OverridesParser.create()
+    composed: dict[tuple[str, ...], DictConfig] = {}
+    out = []
+    for idx, overrides in enumerate(job_overrides, start=initial_job_idx):
+        log.info(f"\t#{idx} : {' '.join(filter_overrides(overrides))}")
+        parsed = parser.parse_overrides(list(overrides))
+        signature, values = member_values(parsed)
+        cfg = None if signature not in composed else derive(composed[signature], parsed, values)
+        if cfg is None:
+            cfg = compose(list(overrides))
+            composed.setdefault(signature, copy.deepcopy(cfg))
+        with open_dict(cfg):
+            cfg.hydra.job.id = idx
+            cfg.hydra.job.num = idx
+        out.append(cfg)
+    return out
+
+
+def member_values(parsed: list[Override]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """``(signature, values)``: the overrides other than a member's own (``seed``,
+    ``trainer.learning_rate`` and ``activation.<parameter>`` set to a plain value), and those
+    values by key."""
+    own = {"seed", "trainer.learning_rate", *(f"activation.{p}" for p in PARAMETER_NAMES)}
+    values, rest = {}, []
+    for o in parsed:
+        plain = o.type == OverrideType.CHANGE and o.package is None
+        if plain and o.key_or_group in own and not o.is_sweep_override():
+            values[o.key_or_group] = o.value()
+        else:
+            rest.append(o.input_line)
+    return (*sorted(rest), "|", *sorted(values)), values
+
+
+def derive(base: DictConfig, parsed: list[Override], values: dict[str, Any]) -> DictConfig | None:
+    """``base`` (a composed sweep config) with ``values`` set and ``parsed`` as its task
+    overrides; None when a key is not in ``base``, so the job is composed instead."""
+    if any(OmegaConf.select(base, key, default=_ABSENT) is _ABSENT for key in values):
+        return None
+    cfg = copy.deepcopy(base)
+    for key, value in values.items():
+        OmegaConf.update(cfg, key, value, merge=False)
+    names = cfg.hydra.job.config.override_dirname
+    cfg.hydra.overrides.task = [o.input_line for o in parsed]
+    cfg.hydra.job.override_dirname = get_overrides_dirname(
+        overrides=parsed,
+        exclude_keys=list(names.exclude_keys),
+        item_sep=names.item_sep,
+        kv_sep=names.kv_sep,
+    )
+    return cfg
+
+
+def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
+    """Each job's resolved training config (without the hydra node), or None when it fails
+    validation: the ordinary task then reports the error as a single run would."""
+    out = []
+    for job in jobs:
+        # As run_job will: the default results_dir is read from this multirun's Hydra config.
+        HydraConfig.instance().set_config(job)
+        cfg = job.copy()
+        with open_dict(cfg):
+            del cfg["hydra"]
+        try:
+            cfg = resolve(cfg)
+            validate(cfg)
+        except Exception:
+            out.append(None)
+            continue
+        out.append(cfg)
+    return out
+
+
+def schedule(
+    cfgs: Sequence[DictConfig | None], max_members: int
+) -> tuple[set[int], list[list[int]], list[int]]:
+    """``(reused, groups, alone)``: the jobs whose result files are kept
+    (:mod:`roundlab.sweep.resume`), never joining a group; the stacked groups of the others; the
+    jobs that train alone (:func:`roundlab.sweep.grouping.plan`)."""
+    reused = reusable_jobs(cfgs)
+    groups, alone = grouping.plan(cfgs, max_members, skip=reused)
+    return reused, groups, alone

@@ -1,0 +1,107 @@
+"""What the vectorised Hydra launcher (``hydra/launcher=vectorized``, class in
+``hydra_plugins.roundlab_vectorized_launcher``) does: a multirun's jobs that differ only in seed
+and in the output activation's parameter train as one stacked program.
+
+Each job still runs through Hydra's ``run_job`` (its output directory, ``.hydra`` files,
+callbacks and ``JobReturn``), so sweepers and callbacks see what the basic launcher gives them;
+for a stacked job the task only records the member's result. Jobs that cannot be stacked, and
+jobs whose config fails validation, run the ordinary task function one at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hydra.core.hydra_config import HydraConfig
+from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
+from hydra.types import TaskFunction
+from omegaconf import DictConfig
+
+from roundlab.interruption import Interrupted
+from roundlab.run.exits import job_return
+from roundlab.sweep import grouping, vectorized
+from roundlab.sweep.jobs import job_configs, schedule, training_configs
+
+log = logging.getLogger(__name__)
+
+
+def launch(
+    launcher: Any, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
+) -> list[JobReturn]:
+    """Run the jobs of ``launcher`` (set up by Hydra: config, hydra_context, task_function,
+    max_members): reused jobs (:mod:`roundlab.sweep.resume`) first, never joining a group, then
+    stacked groups, then the jobs that train alone; returns in job order."""
+    setup_globals()
+    configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
+    Path(str(launcher.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
+    loader, sweep_config = launcher.hydra_context.config_loader, launcher.config
+    jobs = job_configs(
+        lambda overrides: loader.load_sweep_config(sweep_config, overrides),
+        job_overrides,
+        initial_job_idx,
+    )
+    cfgs = training_configs(jobs)
+    reused, groups, alone = schedule(cfgs, launcher.max_members)
+    for line in grouping.describe(cfgs, groups, alone):
+        log.info(line)
+    returns: dict[int, JobReturn] = {}
+    if reused:  # the ordinary task finds their result files and trains nothing
+        log.info("%d job(s) reused: their result files have the same fingerprint", len(reused))
+    for i in sorted(reused):
+        returns[i] = _run(launcher, jobs[i], launcher.task_function)
+    for members in groups:
+        returns.update(_launch_group(launcher, jobs, [cfgs[i] for i in members], members))
+    if alone:
+        log.info("%d job(s) run one at a time through the ordinary path", len(alone))
+    for i in alone:
+        returns[i] = _run(launcher, jobs[i], launcher.task_function)
+    return [returns[i] for i in range(len(jobs))]
+
+
+def _launch_group(
+    launcher: Any, jobs: list[DictConfig], cfgs: list[DictConfig], members: list[int]
+) -> dict[int, JobReturn]:
+    """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
+    (:class:`Interrupted`) records every member not yet recorded KILLED, then stops the sweep
+    (the member being recorded records itself, in ``Recording.capture``)."""
+    sweep_dir = Path(str(launcher.config.hydra.sweep.dir)).absolute()
+    try:
+        trained = vectorized.train_group(cfgs)
+    except Interrupted as err:
+        vectorized.record_killed(cfgs, err.reason, sweep_dir)
+        raise
+    except Exception as err:  # the data, or a crash: each job runs (and fails) the ordinary way
+        log.error("group of %d could not train (%s): running its jobs alone", len(cfgs), err)
+        return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
+    returns: dict[int, JobReturn] = {}
+    try:
+        for p, i in enumerate(members):
+            returns[i] = _run(launcher, jobs[i], _member_task(trained, p))
+    except Interrupted as err:
+        vectorized.record_killed(cfgs[len(returns) + 1 :], err.reason, sweep_dir)
+        raise
+    return returns
+
+
+def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], float]) -> JobReturn:
+    ret = run_job(
+        hydra_context=launcher.hydra_context,
+        task_function=task,
+        config=sweep_config,
+        job_dir_key="hydra.sweep.dir",
+        job_subdir_key="hydra.sweep.subdir",
+    )
+    configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
+    return ret
+
+
+def _member_task(trained: vectorized.TrainedGroup, position: int) -> TaskFunction:
+    def task(cfg: DictConfig) -> float:
+        hc = HydraConfig.get()
+        result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
+        return job_return(cfg.objective, Path(hc.runtime.output_dir), result)
+
+    return task

@@ -1,0 +1,175 @@
+"""A profile's grid as Hydra multiruns: which ``python -m roundlab.train -m`` calls cover it.
+
+The grid is datasets × approaches × activation parameters × learning rates × seeds: one
+multirun for the plain approaches without a rounding activation, one per approach with methods
+(ordinal: corn and coral), one for the parameterless rounding activations, and one per
+activation with a parameter, each over every dataset, learning rate and seed of the profile;
+the references (statsmodels fits) share one multirun at one seed and rate. Few multiruns means
+few processes, and each process pays TensorFlow's import once. Every multirun writes to
+``<sweep root>/<family>``: deterministic, so a rerun overwrites it instead of piling up
+timestamped directories.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from roundlab import approaches as approach_catalogue
+from roundlab.approaches import ROUNDING
+from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
+from roundlab.sweep.profile import Profile
+
+
+@dataclass(frozen=True)
+class Multirun:
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
+
+    family: str
+    overrides: tuple[str, ...]
+    runs: tuple[RunKey, ...]
+
+    @property
+    def once(self) -> bool:
+        """Its runs are deterministic fits (the references), planned at one seed and one
+        learning rate instead of the profile's grids."""
+        return bool(self.runs) and all(
+            approach_catalogue.get(r.approach).is_reference for r in self.runs
+        )
+
+    def result_files(self, results_dir: Path) -> list[Path]:
+        return [run.result_path(results_dir) for run in self.runs]
+
+
+def _values(values: tuple[float, ...]) -> str:
+    return ",".join(f"{v:g}" for v in values)
+
+
+def activation_param(name: str) -> str | None:
+    """The parameter of the activation ``name`` (None when it has none), from the catalogue."""
+    from roundlab import activations
+
+    return activations.spec(name).param
+
+
+def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
+    """The multiruns that cover the profile's grid. Datasets that share their overrides share
+    multiruns. ``param_of`` gives an activation's parameter name (None if it has none). A
+    reference is fitted once per dataset, at the profile's first seed and the trainer's default
+    learning rate: neither changes a deterministic fit, so the report never tunes it."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for d in profile.datasets:
+        groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
+    out = []
+    for extra, datasets in groups.items():
+        suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
+        data = (f"dataset={','.join(datasets)}", *(f"dataset.{o}" for o in extra))
+        grid = (
+            f"trainer.learning_rate={_values(profile.learning_rates)}",
+            f"seed={','.join(map(str, profile.seeds))}",
+        )
+        once = (f"trainer.learning_rate={DEFAULT_LEARNING_RATE:g}", f"seed={profile.seeds[0]}")
+        for m in _families(profile, tuple(datasets), param_of):
+            rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
+            runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
+            common = (data[0], *(once if m.once else grid), *data[1:])
+            out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
+    return out
+
+
+def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Multirun]:
+    """The approaches without an output activation: the plain networks share one multirun, an
+    approach with methods (ordinal: corn, coral) has its own over every method, and the
+    references share one run at the first seed."""
+    seeds, out = profile.seeds, []
+    specs = [approach_catalogue.get(a) for a in profile.approaches]
+    plain = [s.name for s in specs if not s.methods and not s.is_reference]
+    if plain:
+        runs = tuple(RunKey.of(d, a, seed=s) for d in datasets for a in plain for s in seeds)
+        out.append(Multirun("approaches", (f"approach={','.join(plain)}",), runs))
+    for spec in (s for s in specs if s.methods):
+        runs = tuple(
+            RunKey.of(d, spec.name, seed=s, method=m)
+            for d in datasets
+            for m in spec.methods
+            for s in seeds
+        )
+        overrides = (f"approach={spec.name}", f"approach.method={','.join(spec.methods)}")
+        out.append(Multirun(spec.name, overrides, runs))
+    references = [s.name for s in specs if s.is_reference]
+    if references:
+        runs = tuple(RunKey.of(d, a, seed=seeds[0]) for d in datasets for a in references)
+        out.append(Multirun("references", (f"approach={','.join(references)}",), runs))
+    return out
+
+
+def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Multirun]:
+    """One multirun per family on ``datasets``, without the dataset and seed overrides."""
+    seeds, out = profile.seeds, _approach_families(profile, datasets)
+    plain = [a for a, v in profile.activations.items() if v is None]
+    for act in plain:
+        if param_of(act) is not None:
+            raise ValueError(
+                f"profiles.{profile.name}.activations.{act} needs values of its parameter "
+                f"{param_of(act)!r}. Received: null"
+            )
+    if plain:
+        runs = tuple(
+            RunKey.of(d, ROUNDING, a, seed=s) for d in datasets for a in plain for s in seeds
+        )
+        out.append(
+            Multirun("activations", (f"approach={ROUNDING}", f"activation={','.join(plain)}"), runs)
+        )
+    for act, values in profile.activations.items():
+        if values is None:
+            continue
+        param = param_of(act)
+        if param is None:
+            raise ValueError(
+                f"profiles.{profile.name}.activations.{act} takes no parameter: "
+                f"write `{act}: null`. Received: {list(values)}"
+            )
+        runs = tuple(
+            RunKey.of(d, ROUNDING, act, {param: v}, s)
+            for d in datasets
+            for v in values
+            for s in seeds
+        )
+        out.append(
+            Multirun(
+                act,
+                (
+                    f"approach={ROUNDING}",
+                    f"activation={act}",
+                    f"activation.{param}={_values(values)}",
+                ),
+                runs,
+            )
+        )
+    return out
+
+
+def command(
+    m: Multirun, profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
+) -> list[str]:
+    """The multirun's command line; ``fresh`` retrains jobs whose result files could be reused."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "roundlab.train",
+        "-m",
+        *m.overrides,
+        *profile.overrides,
+        f"results_dir={results_dir}",
+        f"tracking.enabled={str(profile.tracking).lower()}",
+        f"hydra.sweep.dir={sweep_root / m.family}",
+    ]
+    if fresh:
+        cmd.append("sweep.resume=false")
+    cmd.append(f"hydra/launcher={profile.launcher}")
+    if profile.launcher == "joblib":
+        cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")
+    if profile.max_members is not None:
+        cmd.append(f"hydra.launcher.max_members={profile.max_members}")
+    return cmd

@@ -1,0 +1,232 @@
+"""A sweep profile: one entry of profiles.yaml, read and checked (docs/params.md describes the
+keys).
+
+``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) from
+params.yaml and the profile of that name from profiles.yaml beside it. Every key is checked
+here, before anything runs, with an error naming the key and the value received.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import approaches as approach_catalogue
+from roundlab.errors import ConfigError
+from roundlab.runs import DEFAULT_LEARNING_RATE, check_learning_rate
+
+# The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
+# params.yaml but only the tracked keys of another params file, so the table holds the grids
+# of the profiles that ran, not of every profile.
+PROFILES_FILE = "profiles.yaml"
+APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
+# The approach whose runs vary by output activation: the profile's `activations` are its runs.
+# The approach whose runs vary by output activation: the profile's `activations` are its runs.
+LAUNCHERS = ("vectorized", "basic", "joblib")
+PROFILE_KEYS = {
+    "datasets",
+    "seeds",
+    "learning_rates",
+    "approaches",
+    "activations",
+    "overrides",
+    "dataset_overrides",
+    "jobs",
+    "processes",
+    "launcher",
+    "max_members",
+    "tracking",
+}
+# The vectorised launcher's default group size (its Hydra config holds the same number).
+DEFAULT_MAX_MEMBERS = 32
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One entry of profiles.yaml (docs/params.md describes the keys).
+
+    ``activations`` maps a rounding activation to the values of its parameter, or to None for
+    one without a parameter; ``learning_rates`` is the grid every configuration is trained at
+    (the report picks one per configuration on the validation split, so every approach gets
+    the same number of trials); ``overrides`` are Hydra overrides applied to every job (epochs,
+    batch size); ``dataset_overrides`` maps a dataset to overrides of its own config keys
+    (``n_train=6000`` becomes ``dataset.n_train=6000``: the job then generates that data in
+    memory instead of reading data/<name>/); ``launcher`` is the Hydra launcher of every
+    multirun: ``vectorized`` (the default: jobs that differ only in seed and parameter train as
+    one stacked program of at most ``max_members`` members), ``basic`` (one job after another)
+    or ``joblib`` (``jobs`` processes at once); ``processes``: how many multiruns run at once
+    (a stacked program of small networks keeps about one core busy, so two use a 2-core
+    machine; their runs and results are the same as one after another).
+    """
+
+    name: str
+    datasets: tuple[str, ...]
+    seeds: tuple[int, ...]
+    learning_rates: tuple[float, ...] = (DEFAULT_LEARNING_RATE,)
+    approaches: tuple[str, ...] = APPROACHES_WITHOUT_ACTIVATION
+    activations: dict[str, tuple[float, ...] | None] = field(default_factory=dict)
+    overrides: tuple[str, ...] = ()
+    dataset_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    jobs: int = 1
+    processes: int = 1
+    launcher: str = "vectorized"
+    max_members: int | None = None
+    tracking: bool = True
+
+
+def load_profile(params_file: Path, name: str | None = None) -> Profile:
+    """The profile ``name`` (default: params.yaml's ``profile``) from the profiles file beside
+    ``params_file`` (:data:`PROFILES_FILE`), checked."""
+    params = yaml.safe_load(Path(params_file).read_text()) or {}
+    name = name or params.get("profile")
+    profiles_file = Path(params_file).with_name(PROFILES_FILE)
+    profiles = yaml.safe_load(profiles_file.read_text()) if profiles_file.is_file() else None
+    profiles = profiles or {}
+    if name not in profiles:
+        raise ValueError(
+            f"profile must name an entry of {profiles_file} ({sorted(profiles)}). "
+            f"Received: profile={name!r}"
+        )
+    return parse_profile(name, profiles[name], known_datasets=params.get("datasets"))
+
+
+def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | None) -> Profile:
+    unknown = sorted(set(raw) - PROFILE_KEYS)
+    if unknown:
+        raise ValueError(
+            f"profiles.{name} takes only {sorted(PROFILE_KEYS)}. Received: {', '.join(unknown)}"
+        )
+    datasets = tuple(raw.get("datasets") or ())
+    if not datasets:
+        raise ValueError(
+            f"profiles.{name}.datasets must list at least one dataset. Received: "
+            f"datasets={raw.get('datasets')!r}"
+        )
+    # A dataset the generate stage does not make would be generated inside every job instead,
+    # out of DVC's sight.
+    missing = [d for d in datasets if known_datasets is not None and d not in known_datasets]
+    if missing:
+        raise ValueError(
+            f"profiles.{name}.datasets must be among params.yaml `datasets` {known_datasets} "
+            f"(the generate stage makes only those). Received: {missing}"
+        )
+    seeds = tuple(int(s) for s in raw.get("seeds") or ())
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError(
+            f"profiles.{name}.seeds must be distinct integers, at least one. "
+            f"Received: seeds={raw.get('seeds')!r}"
+        )
+    learning_rates = _learning_rates(name, raw)
+    approaches = tuple(raw.get("approaches", APPROACHES_WITHOUT_ACTIVATION) or ())
+    bad = [a for a in approaches if a not in APPROACHES_WITHOUT_ACTIVATION]
+    if bad:
+        raise ValueError(
+            f"profiles.{name}.approaches must be among {list(APPROACHES_WITHOUT_ACTIVATION)} "
+            f"(rounding runs come from `activations`). Received: {bad}"
+        )
+    activations = _activation_values(name, raw.get("activations") or {})
+    per_dataset = {
+        d: tuple(str(o) for o in (v or ())) for d, v in (raw.get("dataset_overrides") or {}).items()
+    }
+    stray = sorted(set(per_dataset) - set(datasets))
+    if stray:
+        raise ValueError(
+            f"profiles.{name}.dataset_overrides must name datasets of the profile "
+            f"{list(datasets)}. Received: {stray}"
+        )
+    jobs, launcher, max_members = _launcher(name, raw)
+    return Profile(
+        name=name,
+        datasets=datasets,
+        seeds=seeds,
+        learning_rates=learning_rates,
+        approaches=approaches,
+        activations=activations,
+        overrides=tuple(str(o) for o in raw.get("overrides") or ()),
+        dataset_overrides=per_dataset,
+        jobs=jobs,
+        processes=_processes(name, raw),
+        launcher=launcher,
+        max_members=max_members,
+        tracking=bool(raw.get("tracking", True)),
+    )
+
+
+def _learning_rates(name: str, raw: dict[str, Any]) -> tuple[float, ...]:
+    """A profile's ``learning_rates``: distinct positive values (default: the trainer's)."""
+    values = raw.get("learning_rates", [DEFAULT_LEARNING_RATE])
+    try:
+        rates = tuple(float(v) for v in values)
+        for rate in rates:
+            check_learning_rate(rate, f"profiles.{name}.learning_rates")
+    except (TypeError, ValueError):
+        rates = ()
+    if not rates or len(set(rates)) != len(rates):
+        raise ValueError(
+            f"profiles.{name}.learning_rates must be a list of distinct values > 0. "
+            f"Received: learning_rates={values!r}"
+        )
+    fixed = [o for o in raw.get("overrides") or () if str(o).startswith("trainer.learning_rate=")]
+    if fixed:
+        raise ValueError(
+            f"profiles.{name}.overrides must not set the learning rate: it is tuned over "
+            f"`learning_rates`. Received: {fixed}"
+        )
+    return rates
+
+
+def _activation_values(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, ...] | None]:
+    """A profile's ``activations``: each a non-empty list of parameter values, or null."""
+    out = {}
+    for act, values in raw.items():
+        if values is not None and (not isinstance(values, list) or not values):
+            raise ValueError(
+                f"profiles.{name}.activations.{act} must be a non-empty list of "
+                f"parameter values or null. Received: {values!r}"
+            )
+        out[act] = None if values is None else tuple(float(v) for v in values)
+    return out
+
+
+def _processes(name: str, raw: dict[str, Any]) -> int:
+    value = raw.get("processes", 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(
+            f"profiles.{name}.processes must be an integer >= 1. Received: processes={value!r}"
+        )
+    return value
+
+
+def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
+    """``(jobs, launcher, max_members)`` of a profile, checked."""
+    launcher = str(raw.get("launcher", "vectorized"))
+    if launcher not in LAUNCHERS:
+        raise ValueError(
+            f"profiles.{name}.launcher must be one of {list(LAUNCHERS)}. "
+            f"Received: launcher={launcher!r}"
+        )
+    jobs = int(raw.get("jobs", 1))
+    if jobs < 1 or (jobs > 1 and launcher != "joblib"):
+        raise ValueError(
+            f"profiles.{name}.jobs must be >= 1, and above 1 only with launcher: joblib. "
+            f"Received: jobs={jobs}, launcher={launcher}"
+        )
+    max_members = raw.get("max_members")
+    if max_members is None:
+        return jobs, launcher, None
+    if launcher != "vectorized":
+        raise ValueError(
+            f"profiles.{name}.max_members goes with launcher: vectorized. "
+            f"Received: max_members={max_members!r}, launcher={launcher}"
+        )
+    return jobs, launcher, check_max_members(max_members, f"profiles.{name}.max_members")
+
+
+def check_max_members(value: Any, key: str = "hydra.launcher.max_members") -> int:
+    """``max_members``, the most members trained as one stacked program: an integer >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key} must be an integer >= 1. Received: max_members={value!r}")
+    return value

@@ -1,0 +1,72 @@
+"""Resumable sweeps: a multirun job whose result file it may keep is not trained again.
+
+A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false`` or
+``python -m roundlab.sweep --fresh`` retrains every job) and its result file
+
+- exists and parses,
+- carries the job's :func:`roundlab.run.fingerprint.fingerprint` (same config, code and data; a file
+  written before fingerprints existed has none and is never reused), and
+- is FINISHED, or FAILED for a deterministic reason (``deterministic_failure`` in the file):
+  ``no gradient`` (the model has no gradient path, for any seed) or a loss that became NaN/inf
+  under ``trainer.deterministic=true`` (op determinism gives the same NaN again). Crashes,
+  interruptions and NaN without op determinism are retried.
+
+Everything else trains. Only multiruns resume; a single ``python -m roundlab.train`` always
+trains.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from roundlab import results
+from roundlab.results import FINISHED, RunResult
+from roundlab.run.fingerprint import fingerprint
+from roundlab.run.job import resolve
+from roundlab.runs import RunKey
+from roundlab.sweep.housekeeping import REUSED_MARK
+
+log = logging.getLogger(__name__)
+
+
+def reusable(cfg: DictConfig) -> RunResult | None:
+    """The result file of the resolved config's run when a sweep may keep it, else None."""
+    if not cfg.sweep.resume:
+        return None
+    path = RunKey.from_config(cfg).result_path(cfg.results_dir)
+    if not path.is_file():
+        return None
+    try:
+        old = results.read(path)
+        current = fingerprint(cfg)
+    except (ValueError, OSError):  # an unreadable file or data: training reports it
+        return None
+    if old.fingerprint != current:
+        return None
+    return old if old.status == FINISHED or old.deterministic_failure else None
+
+
+def reuse(cfg: DictConfig, job_dir: Path) -> RunResult | None:
+    """In a multirun job: the reusable result of ``cfg`` (a resolved copy is made), marking the
+    job's directory and logging it; None when the job must train."""
+    found = reusable(resolve(cfg))
+    if found is None:
+        return None
+    Path(job_dir).mkdir(parents=True, exist_ok=True)
+    (Path(job_dir) / REUSED_MARK).write_text(f"{found.status}\n")
+    log.info(
+        "%s reused: %s with the same fingerprint (sweep.resume=false retrains)",
+        found.key.result_path(cfg.results_dir),
+        found.status,
+    )
+    return found
+
+
+def reusable_jobs(cfgs: Sequence[DictConfig | None]) -> set[int]:
+    """Indices of the resolved job configs (None: a config that fails validation) whose
+    result files a sweep keeps."""
+    return {i for i, cfg in enumerate(cfgs) if cfg is not None and reusable(cfg) is not None}

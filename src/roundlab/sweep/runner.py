@@ -1,0 +1,216 @@
+"""The DVC ``sweep`` stage: run a profile's multirun plan (:mod:`roundlab.sweep.plan`),
+``processes`` of them at once (a stacked program of small networks keeps about one core busy).
+
+Every job writes its result file under ``results/``, the stage's DVC output (``persist:
+true``: DVC keeps it between runs). ``results/_sweep.yaml`` records the profile and the plan
+(every result file the grid should produce), so the report can name runs that left no file; it
+holds nothing that changes from one run of the same plan to the next, so a resumed sweep that
+reuses every run leaves results/ byte-identical. What does change (commands, exit codes, wall
+times, how many jobs were reused) goes to ``multirun/_sweep_log.yaml``.
+
+A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
+carries the job's fingerprint (config, code, data) is not trained again
+(:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
+changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and ``.tmp``
+files of killed writes, are removed first: ``results/`` holds exactly the plan.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import interruption, paths, results
+from roundlab.run.status import finished_jobs
+from roundlab.sweep.housekeeping import prune, reused_jobs
+from roundlab.sweep.plan import Multirun, command, plan
+from roundlab.sweep.profile import Profile
+from roundlab.sweep.progress import QUIET_ENV, Progress
+from roundlab.tracking.store import PROFILE_ENV, prepare_store
+
+MANIFEST = paths.SWEEP_MANIFEST
+# The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
+# params.yaml but only the tracked keys of another params file, so the table holds the grids
+# of the profiles that ran, not of every profile.
+LOG = "_sweep_log.yaml"
+PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
+POLL_S = 0.2  # how often it looks for a multirun that ended
+
+
+def environment(profile: Profile) -> dict[str, str]:
+    """The jobs' environment: quiet TensorFlow, the profile (an MLflow tag of every run), the
+    progress left to the sweep, and with parallel jobs one thread pool share each, because two
+    jobs with a pool the size of the machine fight over the same cores."""
+    env = dict(os.environ)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    env[PROFILE_ENV] = profile.name
+    env[QUIET_ENV] = "1"
+    workers = profile.jobs * profile.processes
+    if workers > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
+        env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
+        env.setdefault("TF_NUM_INTEROP_THREADS", "1")
+    return env
+
+
+def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> list[Path]:
+    """Keep ``results_dir`` to the plan: remove result files of runs no longer planned (they
+    would be read as part of this grid), stale ``.tmp`` files and the old manifest, and this
+    sweep's own multirun directories. Planned result files stay for the jobs to reuse. Returns
+    the removed result files."""
+    planned = [p for m in multiruns for p in m.result_files(results_dir)]
+    removed = prune(results_dir, planned)
+    (results_dir / MANIFEST).unlink(missing_ok=True)
+    for m in multiruns:
+        shutil.rmtree(sweep_root / m.family, ignore_errors=True)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    sweep_root.mkdir(parents=True, exist_ok=True)
+    return removed
+
+
+@dataclass
+class _Launched:
+    """A multirun under way: its process, its command, its Hydra sweep directory and when it
+    started."""
+
+    multirun: Multirun
+    command: list[str]
+    process: subprocess.Popen
+    sweep_dir: Path
+    started: float = field(default_factory=time.perf_counter)
+
+
+def _run_multiruns(
+    multiruns: list[Multirun],
+    profile: Profile,
+    start: Callable[[Multirun], _Launched],
+    report: Callable[[list[Multirun]], None],
+) -> list[dict[str, Any]]:
+    """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
+    log entries in plan order, calling ``report`` with the multiruns started so far every few
+    seconds. SIGINT or SIGTERM to the sweep is passed on to every running multirun (a
+    scheduler signals only the sweep's process), so their runs are recorded KILLED before the
+    sweep stops with Interrupted."""
+    pending, running, entries = list(multiruns), [], {}
+    last_report = time.perf_counter()
+    with interruption.interruptible():
+        try:
+            while pending or running:
+                while pending and len(running) < profile.processes:
+                    running.append(start(pending.pop(0)))
+                for launched in [r for r in running if r.process.poll() is not None]:
+                    running.remove(launched)
+                    entries[launched.multirun.family] = _log_entry(launched)
+                if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
+                    report(multiruns[: len(multiruns) - len(pending)])
+                    last_report = time.perf_counter()
+                time.sleep(POLL_S)
+        except interruption.Interrupted as err:
+            for launched in running:
+                launched.process.send_signal(err.signum)
+            for launched in running:
+                launched.process.wait()
+            raise
+    report(multiruns)
+    return [entries[m.family] for m in multiruns]
+
+
+def _log_entry(launched: _Launched) -> dict[str, Any]:
+    return {
+        "family": launched.multirun.family,
+        "runs": len(launched.multirun.runs),
+        "reused": reused_jobs(launched.sweep_dir),
+        "exit_code": launched.process.returncode,
+        "wall_time_s": round(time.perf_counter() - launched.started, 1),
+        "command": shlex.join(["python", *launched.command[1:]]),
+    }
+
+
+def run(
+    profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
+) -> dict[str, Any]:
+    """Run every multirun, write the manifest, and return it. Jobs whose result files can be
+    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises RuntimeError naming the
+    multiruns that exited with an error (a job that fails is not one: it is recorded as a
+    FAILED result and the multirun goes on)."""
+    results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
+    multiruns = plan(profile)
+    removed = prepare(results_dir, sweep_root, multiruns)
+    if removed:
+        print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
+    env = environment(profile)
+    if profile.tracking and profile.processes > 1:
+        _prepare_store()
+    started = time.perf_counter()
+    progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
+
+    def start(m: Multirun) -> _Launched:
+        cmd = command(m, profile, results_dir, sweep_root, fresh)
+        print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
+        return _Launched(m, cmd, subprocess.Popen(cmd, env=env), sweep_root / m.family)
+
+    def report(started_: list[Multirun]) -> None:
+        counts = [finished_jobs(sweep_root / m.family) for m in started_]
+        progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
+
+    log = _run_multiruns(multiruns, profile, start, report)
+    planned = [
+        p.relative_to(results_dir).as_posix()
+        for m in multiruns
+        for p in m.result_files(results_dir)
+    ]
+    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
+    (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
+    progress.close()
+    wall = round(time.perf_counter() - started, 1)
+    (sweep_root / LOG).write_text(
+        yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
+    )
+    missing = [p for p in planned if not (results_dir / p).is_file()]
+    reused = sum(r["reused"] for r in log)
+    print(
+        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
+        f"{reused} reused, in {wall:.0f} s",
+        flush=True,
+    )
+    broken = [r["family"] for r in log if r["exit_code"] != 0]
+    if broken:
+        raise RuntimeError(
+            f"every multirun must exit cleanly. Received: errors in {broken} "
+            f"(see the output above and {sweep_root}/<family>)"
+        )
+    return manifest
+
+
+def _prepare_store() -> None:
+    """Create the MLflow store's schema before parallel multiruns would race to; a store that
+    does not answer is left to the jobs, which report it."""
+    try:
+        prepare_store()
+    except Exception as err:
+        print(f"sweep: MLflow store not prepared ({type(err).__name__}: {err})", flush=True)
+
+
+def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file or
+    did not finish, else 0."""
+    paths_ = [Path(results_dir) / p for p in planned]
+    bad = [p for p in paths_ if not p.is_file() or not results.read(p).ok]
+    if not bad:
+        return 0
+    print(
+        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs), "
+        f"e.g. {bad[0]}",
+        file=sys.stderr,
+    )
+    return 1
