@@ -1,53 +1,45 @@
 """dvc.yaml's sweep and report stages list what they read, so DVC reruns exactly what changed."""
 
-import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "src"
+from imports import ROOT, all_modules, closure
+
+CONF = ROOT / "conf"
 
 
-def _module_file(name: str) -> Path | None:
-    base = SRC / Path(*name.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+def _hydra_targets() -> list[str]:
+    """The modules conf/ names in ``_target_`` (callbacks, launchers): Hydra imports them."""
+    targets = set()
+    for path in CONF.rglob("*.yaml"):
+        for line in path.read_text().splitlines():
+            key, _, value = line.strip().partition(":")
+            if key == "_target_" and value.strip().startswith(("roundlab", "hydra_plugins")):
+                targets.add(value.strip().rpartition(".")[0])
+    return sorted(targets)
 
 
-def _imports(path: Path) -> set[str]:
-    """roundlab modules ``path`` imports anywhere (function-level imports included)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("roundlab")}
-        elif (
-            isinstance(node, ast.ImportFrom)
-            and node.level == 0
-            and (node.module or "").startswith("roundlab")
-        ):
-            found.add(node.module)
-            found |= {f"{node.module}.{a.name}" for a in node.names}
-    return found
+# What each stage's processes import: the stage command's module, and for the sweep the
+# multiruns' entry point, every Hydra plugin roundlab ships (Hydra imports them all when it
+# discovers plugins) and the targets conf/ names.
+ENTRIES = {
+    "sweep": lambda: [
+        "roundlab.sweep.__main__",
+        "roundlab.train",
+        *[m for m in all_modules() if m.startswith("hydra_plugins")],
+        *_hydra_targets(),
+    ],
+    "report": lambda: ["roundlab.report.__main__"],
+}
 
 
-def _closure(entry: str) -> set[Path]:
-    """Every source file of roundlab reachable from module ``entry`` by imports."""
-    seen: set[Path] = set()
-    todo = [entry]
-    while todo:
-        name = todo.pop()
-        # importing a.b.c runs a/__init__.py and a/b/__init__.py too
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):
-            path = _module_file(".".join(parts[:i]))
-            if path is not None and path not in seen:
-                seen.add(path)
-                todo.extend(_imports(path))
-    return seen
+def _file(module: str) -> Path:
+    return all_modules()[module].relative_to(ROOT)
 
 
 def _stage(name: str) -> dict:
@@ -55,27 +47,37 @@ def _stage(name: str) -> dict:
 
 
 def _covered(path: Path, deps: list[str]) -> bool:
-    rel = path.relative_to(ROOT)
-    return any(rel == Path(d) or Path(d) in rel.parents for d in deps)
+    return any(path == Path(d) or Path(d) in path.parents for d in deps)
 
 
-@pytest.mark.parametrize(
-    ("stage", "entries"),
-    [("sweep", ["roundlab.sweep", "roundlab.train"]), ("report", ["roundlab.report.__main__"])],
-)
-def test_stage_depends_on_every_module_its_command_imports(stage, entries):
+@pytest.mark.parametrize("stage", ["sweep", "report"])
+def test_stage_depends_on_every_module_its_processes_import(stage):
     deps = _stage(stage)["deps"]
-    files = set().union(*(_closure(e) for e in entries))
-    assert files, "the import walk found nothing"
-    missing = sorted(str(p.relative_to(ROOT)) for p in files if not _covered(p, deps))
+    files = {_file(m) for m in closure(ENTRIES[stage]())}
+    assert len(files) > 20, "the import walk found almost nothing"
+    missing = sorted(str(p) for p in files if not _covered(p, deps))
     assert not missing, f"dvc.yaml stage {stage} misses deps {missing}"
+
+
+def test_the_sweep_imports_its_launcher_and_callback():
+    modules = closure(ENTRIES["sweep"]())
+    assert "roundlab.sweep.launcher" in modules and "roundlab.sweep.callback" in modules
+
+
+def test_the_sweep_does_not_depend_on_the_report():
+    deps = _stage("sweep")["deps"]
+    report_files = [_file(m) for m in all_modules() if m.startswith("roundlab.report")]
+    assert report_files and not [p for p in report_files if _covered(p, deps)]
+    assert not [m for m in closure(ENTRIES["sweep"]()) if m.startswith("roundlab.report")]
 
 
 def test_report_stage_does_not_depend_on_training_code():
     # a change to how runs train must rerun the sweep, and the report only through results/
     deps = _stage("report")["deps"]
     assert "results" in deps
-    assert not any(d.startswith(("src/roundlab/train", "conf", "data")) for d in deps)
+    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "conf", "data"]
+    training.append("src/roundlab/train.py")
+    assert not [d for d in deps if any(_covered(Path(d), [t]) for t in training)]
 
 
 def test_sweep_tracks_only_the_active_profile():
@@ -104,3 +106,60 @@ def test_sweep_depends_on_the_data_of_the_profiles_datasets_and_no_other():
 
 def test_dvc_keeps_finished_results_for_a_resumed_sweep():
     assert _stage("sweep")["outs"] == [{"results": {"persist": True}}]
+
+
+def _dvc(workdir: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "dvc", *args],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def committed_pipeline(tmp_path: Path) -> Path:
+    """A copy of the pipeline whose sweep and report stages DVC holds as up to date, their
+    data and outputs stand-ins (status compares the deps' hashes, not what the stages wrote)."""
+    for name in ("dvc.yaml", "params.yaml", "profiles.yaml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in ("src", "conf"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=ignore)
+    (tmp_path / "bench").mkdir()
+    shutil.copy(ROOT / "bench" / "numpy_cost.json", tmp_path / "bench")
+    for dep in _stage("sweep")["deps"]:
+        if dep.startswith("data/"):
+            (tmp_path / dep).mkdir(parents=True)
+    for out in ("results", "reports/figures", "reports/plots", "reports/metrics"):
+        (tmp_path / out).mkdir(parents=True)
+    for out in ("reports/report.md", "reports/report.html", "reports/headline.json"):
+        (tmp_path / out).write_text("{}\n")
+    _dvc(tmp_path, "init", "--no-scm", "-q")
+    _dvc(tmp_path, "commit", "-f", "-q", "sweep", "report")
+    assert "up to date" in _dvc(tmp_path, "status", "sweep", "report")
+    return tmp_path
+
+
+def _edit(path: Path) -> None:
+    path.write_text(path.read_text() + "\n# an edit\n")
+
+
+def test_editing_the_launcher_reruns_the_sweep_and_not_the_report(committed_pipeline):
+    _edit(committed_pipeline / "src/roundlab/sweep/launcher.py")
+    assert "src/roundlab/sweep" in _dvc(committed_pipeline, "status", "sweep")
+    assert "up to date" in _dvc(committed_pipeline, "status", "report")
+
+
+def test_editing_the_launcher_plugin_reruns_the_sweep(committed_pipeline):
+    _edit(committed_pipeline / "src/hydra_plugins/roundlab_vectorized_launcher/config.py")
+    assert "src/hydra_plugins" in _dvc(committed_pipeline, "status", "sweep")
+
+
+def test_editing_a_report_module_reruns_the_report_and_not_the_sweep(committed_pipeline):
+    _edit(committed_pipeline / "src/roundlab/report/stats.py")
+    assert "up to date" in _dvc(committed_pipeline, "status", "sweep")
+    assert "src/roundlab/report" in _dvc(committed_pipeline, "status", "report")
