@@ -1,4 +1,8 @@
-"""Where a run trains: a GPU when TensorFlow sees one, else the CPU; and its precision policy."""
+"""Where a run trains: a GPU when TensorFlow sees one, else the CPU; and its precision policy.
+
+TensorFlow and Keras are imported by the functions that use them: this is a leaf every layer
+may import, and the sweep's planner and the report import leaves without paying for them.
+"""
 
 from __future__ import annotations
 

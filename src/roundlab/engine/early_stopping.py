@@ -2,8 +2,8 @@
 single run (``keras_callback`` trains it, :func:`best_epoch` reads the same rule back from the
 recorded history).
 
-The rule of ``keras.callbacks.EarlyStopping(restore_best_weights=True)`` (of the pinned Keras), applied
-per member with numpy arrays over the members:
+The rule of ``keras.callbacks.EarlyStopping(restore_best_weights=True)`` of the pinned Keras,
+applied per member with numpy arrays over the members:
 
 - epoch 0 always improves (Keras starts from ``best = None``);
 - later, epoch e improves when ``value + min_delta < best`` (minimised) or
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import keras
 import numpy as np
 
 from roundlab.engine.members import HISTORY_KEYS
@@ -70,8 +71,6 @@ class EarlyStopping:
 
     def keras_callback(self):
         """The same rule as a Keras callback, restoring the best epoch's weights."""
-        import keras
-
         return keras.callbacks.EarlyStopping(
             monitor=self.monitor,
             patience=self.patience,

@@ -8,7 +8,7 @@ from typing import Any
 
 import keras
 
-log = logging.getLogger("roundlab.train")
+log = logging.getLogger(__name__)
 
 
 class EpochLog(keras.callbacks.Callback):

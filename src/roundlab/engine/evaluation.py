@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import tensorflow as tf
 
 from roundlab import metrics
 from roundlab.approaches.head import Approach
@@ -110,8 +111,6 @@ def zero_grad_fraction(
     """Fraction of training examples whose loss gradient w.r.t. the output unit before the head
     (the pre-activation output; all logits for classification) is exactly zero, in inference
     mode. Those examples no longer teach the network anything."""
-    import tensorflow as tf
-
     zero = 0
     for start in range(0, len(x), batch):
         z = tf.convert_to_tensor(pre_activation(x[start : start + batch]))

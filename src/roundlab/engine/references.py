@@ -61,6 +61,7 @@ def informative(x_train: np.ndarray) -> np.ndarray:
 
 def glm_poisson(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
     """Poisson GLM with a constant, by IRLS (statsmodels' default for GLM)."""
+    # statsmodels is imported by the two fits alone: a network's run never pays for it.
     import statsmodels.api as sm
 
     poisson.check_counts("glm_poisson", y_train)

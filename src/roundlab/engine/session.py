@@ -4,14 +4,14 @@ process with the basic and vectorised launchers."""
 
 from __future__ import annotations
 
+import keras
+import tensorflow as tf
+from tensorflow.python.framework.config import disable_op_determinism
+
 from roundlab import device
 
 
 def start(seed: int, deterministic: bool, mixed_precision: bool) -> device.Device:
-    import keras
-    import tensorflow as tf
-    from tensorflow.python.framework.config import disable_op_determinism
-
     keras.backend.clear_session()  # free the previous job's graphs
     keras.utils.set_random_seed(seed)
     if deterministic:

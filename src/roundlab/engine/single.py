@@ -8,6 +8,7 @@ from typing import Any
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from roundlab.approaches.head import Approach
 from roundlab.engine import models
@@ -63,8 +64,6 @@ def check_gradients(
     network: models.Network, approach: Approach, x: np.ndarray, y: np.ndarray, batch: int
 ) -> None:
     """Fail before fitting when the loss has no gradient for some weights (hard_round)."""
-    import tensorflow as tf
-
     model = network.model
     with tf.GradientTape() as tape:
         loss = tf.reduce_mean(approach.loss(y[:batch], model(x[:batch], training=True)))

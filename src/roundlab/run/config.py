@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hydra import compose as hydra_compose
+from hydra import initialize_config_dir
 from hydra.core.config_store import ConfigStore
+from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import MISSING, DictConfig, OmegaConf
 
 from roundlab import activations, approaches, data, paths
@@ -30,9 +34,6 @@ def default_results_dir() -> str:
     ``python -m roundlab.sweep`` writes there, and it passes ``results_dir=`` explicitly.
     Outside a Hydra app (:func:`compose` in scripts) there is no output directory:
     ``<root>/outputs/results``."""
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
     if not HydraConfig.initialized():
         return str(paths.project_root() / "outputs" / "results")
     hydra_cfg = HydraConfig.get()
@@ -181,9 +182,6 @@ def compose(
     return_hydra_config: bool = False,
 ) -> DictConfig:
     """The config ``python -m roundlab.train <overrides>`` would run, for tests and scripts."""
-    from hydra import compose as hydra_compose
-    from hydra import initialize_config_dir
-
     register_configs()
     with initialize_config_dir(config_dir=str(config_dir or paths.CONF_DIR), version_base="1.3"):
         return hydra_compose(

@@ -48,6 +48,8 @@ def _values(values: tuple[float, ...]) -> str:
 
 def activation_param(name: str) -> str | None:
     """The parameter of the activation ``name`` (None when it has none), from the catalogue."""
+    # The activations import TensorFlow: the sweep's own process plans without it until here,
+    # and plans reference-only or parameterless profiles without it altogether.
     from roundlab import activations
 
     return activations.spec(name).param

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import keras
 import numpy as np
 from omegaconf import DictConfig
 
@@ -121,8 +122,6 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
 
 def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Member:
     """The member's initial weights: those ``build_mlp`` gives under its own seed."""
-    import keras
-
     keras.utils.set_random_seed(cfg.seed)
     network = models.build_mlp(dataset.n_features, cfg.model, approach)
     _, value = grouping.knob(cfg)

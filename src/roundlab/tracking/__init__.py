@@ -11,4 +11,8 @@ single run is a top-level run, a multirun's job a child of its sweep's parent.
 May import the leaves, activations, approaches, data, engine and serving; never a job, a sweep
 or the report. A tracking error never fails a run: the result file, not MLflow, is the record
 the report reads.
+
+mlflow is imported inside the functions that use it, not at the top of these modules: it costs
+seconds, which the sweep's own process, the Hydra callback of an untracked multirun and a run
+with ``tracking.enabled=false`` never pay.
 """

@@ -12,6 +12,7 @@ sweep ends, with their children counted by status.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import uuid
 from collections.abc import Iterator
@@ -33,8 +34,6 @@ JOB_COUNTS = {"FINISHED": "jobs_finished", "FAILED": "jobs_failed", "KILLED": "j
 
 @contextmanager
 def _locked(directory: Path) -> Iterator[None]:
-    import fcntl
-
     directory.mkdir(parents=True, exist_ok=True)
     with open(directory / LOCK_NAME, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
