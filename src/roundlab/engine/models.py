@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import keras
+import tensorflow as tf
 
 from roundlab import activations
 from roundlab.approaches.head import Approach
@@ -53,8 +54,22 @@ def build_mlp(n_features: int, model_cfg: Any, approach: Approach) -> Network:
 
 
 def optimizer(name: str, learning_rate: float) -> keras.optimizers.Optimizer:
-    """The Keras optimizer ``name`` (adam, sgd, ...) at ``learning_rate``, for every engine."""
-    return keras.optimizers.get({"class_name": name, "config": {"learning_rate": learning_rate}})
+    """The Keras optimizer ``name`` (adam, sgd, ...) at ``learning_rate``, for every engine.
+
+    With one replica (no distribution strategy, as every roundlab run) the all-reduce of the
+    gradients before each update is the identity, so it is skipped: TensorFlow's all-reduce of
+    the default replica context, traced into a training step, keeps every trained model's
+    variables alive until the process ends (the weights times 1 + optimizer slots, per job),
+    and the jobs of a sweep share one process. The updates are the same to the bit.
+    """
+    opt = keras.optimizers.get({"class_name": name, "config": {"learning_rate": learning_rate}})
+    if tf.distribute.get_strategy().num_replicas_in_sync == 1:
+        opt._all_reduce_sum_gradients = _gradients_as_they_are
+    return opt
+
+
+def _gradients_as_they_are(grads_and_vars: Any) -> list[Any]:
+    return list(grads_and_vars)
 
 
 def _hidden_activation(model_cfg: Any, index: int) -> keras.layers.Layer:
