@@ -1,11 +1,19 @@
 """A tracking server that is down or hangs costs seconds, not minutes: its health endpoint is
-asked once per process, then the run fails before training or trains untracked, per
-tracking.on_unreachable."""
+asked once per process (once per sweep, by the sweep itself), then the run or sweep fails
+before training or trains untracked, per tracking.on_unreachable."""
 
 import os
+import re
+import subprocess
+import sys
 
 import pytest
+import yaml
 
+from roundlab import results
+from roundlab.sweep import cli as sweep_cli
+from roundlab.sweep.profile import parse_profile
+from roundlab.sweep.tracking_check import JobTracking, job_tracking
 from roundlab.tracking import server as tracking_server
 from roundlab.tracking.server import policy, unreachable
 
@@ -13,6 +21,7 @@ from .processes import environment, result_files, run
 from .servers import answering_server, hung_server
 
 DEAD = "http://127.0.0.1:9"  # the discard port: nothing listens there
+SMALL_DATA = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
 
 
 @pytest.fixture(params=["down", "hung"])
@@ -100,3 +109,101 @@ def test_mlflow_retries_are_bounded_unless_the_user_set_them(monkeypatch):
     tracking_server.bound_retries()
     assert os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] == "5"
     assert os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] == "10"
+
+
+def _sweep_project(tmp_path, **profile):
+    """A project root whose tracked profile ``p`` has two multiruns (two tiny regressions and
+    a GLM reference), run two at once as the default profile does."""
+    base = {
+        "datasets": ["count"],
+        "seeds": [0, 1],
+        "approaches": ["regression", "glm_poisson"],  # two multiruns: networks, references
+        "overrides": ["trainer.epochs=2", "model.hidden_sizes=[16]", "trainer.batch_size=32"],
+        "dataset_overrides": {"count": SMALL_DATA},
+        "processes": 2,
+        "tracking": True,
+    }
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"datasets": ["count"], "profile": "p"}))
+    (tmp_path / "profiles.yaml").write_text(yaml.safe_dump({"p": {**base, **profile}}))
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    return tmp_path
+
+
+def _started_multiruns(stdout: str) -> list[str]:
+    """The sweep's ``sweep <family>: <n> runs: <command>`` lines."""
+    return [line for line in stdout.splitlines() if re.match(r"sweep [\w-]+: \d+ runs: ", line)]
+
+
+def _run_sweep(root, uri):
+    env = {
+        **os.environ,
+        "ROUNDLAB_ROOT": str(root),
+        "MLFLOW_TRACKING_URI": uri,
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+    }
+    cmd = [sys.executable, "-m", "roundlab.sweep", "--params", str(root / "params.yaml")]
+    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_sweep_with_an_explicit_uri_that_is_down_or_hung_fails_before_any_multirun(
+    tmp_path, unanswered
+):
+    uri, hung = unanswered
+    root = _sweep_project(tmp_path)
+    done = _run_sweep(root, uri)
+    assert done.returncode == 1, done.stderr[-2000:]
+    (line,) = _our_lines(done.stderr, "tracking error:")
+    assert line.startswith(f"tracking error: MLflow tracking server {uri} is not reachable")
+    assert "Traceback" not in done.stderr
+    assert _started_multiruns(done.stdout) == []
+    assert not (root / "multirun").exists()
+    assert not list(root.rglob("seed=*.json"))
+    if hung is not None:
+        assert len(hung.accepted) == 1
+
+
+@pytest.mark.slow
+def test_with_warn_a_sweep_warns_once_and_every_multirun_trains_untracked(tmp_path):
+    root = _sweep_project(
+        tmp_path,
+        overrides=["trainer.epochs=2", "model.hidden_sizes=[16]", "tracking.on_unreachable=warn"],
+    )
+    with hung_server() as hung:
+        done = _run_sweep(root, hung.url)
+        asked = len(hung.accepted)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert asked == 1  # by the sweep; its multiruns were told tracking.enabled=false
+    assert (done.stdout + done.stderr).count("is not reachable") == 1
+    started = _started_multiruns(done.stdout)
+    assert len(started) == 2 and all("tracking.enabled=false" in c for c in started)
+    found = [results.read(p) for p in sorted((root / "results").rglob("seed=*.json"))]
+    assert [(r.status, r.mlflow_run_id) for r in found] == [("FINISHED", None)] * 3
+
+
+def _profile(*overrides):
+    raw = {"datasets": ["count"], "seeds": [0], "overrides": list(overrides)}
+    return parse_profile("p", raw, known_datasets=["count"])
+
+
+def test_the_sweep_asks_with_the_tracking_settings_its_jobs_will_compose(monkeypatch):
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", DEAD)
+    assert job_tracking(_profile()) == JobTracking(True, DEAD, "auto", 3.0)  # conf's defaults
+    tuned = _profile("tracking.on_unreachable=warn", "++tracking.connect_timeout_s=0.5")
+    assert job_tracking(tuned) == JobTracking(True, DEAD, "warn", 0.5)
+    other = _profile("tracking.uri='http://127.0.0.1:1'")
+    assert job_tracking(other).uri == "http://127.0.0.1:1"
+
+
+def test_a_bad_tracking_timeout_in_a_profile_is_one_config_error_line(tmp_path, capsys):
+    (tmp_path / "params.yaml").write_text("profile: p\ndatasets: [count]\n")
+    profiles = {
+        "p": {"datasets": ["count"], "seeds": [0], "overrides": ["tracking.connect_timeout_s=soon"]}
+    }
+    (tmp_path / "profiles.yaml").write_text(yaml.safe_dump(profiles))
+    args = ["--params", str(tmp_path / "params.yaml"), "--results", str(tmp_path / "results")]
+    assert sweep_cli.main([*args, "--sweep-dir", str(tmp_path / "multirun")]) == 2
+    assert capsys.readouterr().err == (
+        "config error: tracking.connect_timeout_s must be a number of seconds. "
+        "Received: tracking.connect_timeout_s='soon'\n"
+    )
+    assert not (tmp_path / "results").exists()
