@@ -81,12 +81,11 @@ def test_mlflow_loading_the_crafted_model_unchecked_runs_its_command(crafted, tm
     assert marker.exists()
 
 
-def test_a_model_logged_by_roundlab_is_stored_as_code_and_holds_no_pickle(compose, tmp_path):
+def test_a_model_logged_by_roundlab_is_stored_as_code_and_holds_no_pickle(compose, store, tmp_path):
     cfg = compose("approach=regression", "trainer.epochs=1", "tracking.log_models=true")
     result = train(cfg)
-    local = mlflow.artifacts.download_artifacts(
-        artifact_uri=f"runs:/{result.mlflow_run_id}/model", dst_path=str(tmp_path)
-    )
+    uri = f"runs:/{result.mlflow_run_id}/model"
+    local = mlflow.artifacts.download_artifacts(uri, dst_path=str(tmp_path), tracking_uri=store)
     pyfunc = yaml.safe_load((tmp_path / "model" / "MLmodel").read_text())["flavors"][
         "python_function"
     ]

@@ -207,3 +207,17 @@ def test_a_bad_tracking_timeout_in_a_profile_is_one_config_error_line(tmp_path, 
         "Received: tracking.connect_timeout_s='soon'\n"
     )
     assert not (tmp_path / "results").exists()
+
+
+def test_predict_run_on_a_dead_store_bounds_mlflow_retries_and_says_so_in_one_error(monkeypatch):
+    from roundlab.serving.saved_models import InputError
+    from roundlab.tracking.model import predict_run
+
+    for name in tracking_server.RETRY_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", DEAD)
+    with pytest.raises(InputError, match=r"Received: --run=0{32} \(API request to http://127"):
+        predict_run("0" * 32, {}, "input.csv")
+    assert {
+        name: os.environ[name] for name in tracking_server.RETRY_ENV
+    } == tracking_server.RETRY_ENV

@@ -34,6 +34,7 @@ from mlflow.exceptions import MlflowException
 from roundlab import paths
 from roundlab.serving.saved_models import InputError, Predictor, feature_matrix
 from roundlab.tracking.model_check import check_loadable
+from roundlab.tracking.server import bound_retries
 from roundlab.tracking.store import quiet
 from roundlab.versions import package_versions
 
@@ -117,11 +118,13 @@ def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.nda
     from the store is refused (:mod:`roundlab.tracking.model_check`). Raises
     :class:`InputError` when the run has no logged model or a model that is refused."""
     quiet()
-    mlflow.set_tracking_uri(paths.default_tracking_uri())
+    bound_retries()  # a store that does not answer costs seconds, as in training
     with tempfile.TemporaryDirectory() as tmp:
         try:
             local = mlflow.artifacts.download_artifacts(
-                artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}", dst_path=tmp
+                artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}",
+                dst_path=tmp,
+                tracking_uri=paths.default_tracking_uri(),
             )
         except MlflowException as err:
             raise InputError(
