@@ -7,11 +7,13 @@
 
 The model is a result file's saved model (:mod:`roundlab.serving.saved_models`), the one result
 file below a run directory, or an MLflow run's logged model (``runs:/<id>/model``, on
-``$MLFLOW_TRACKING_URI`` or the project's store). The CSV needs a header with the training
-feature columns (others are ignored); the features are standardised as in training. The output
-is a CSV with one column ``prediction`` (after the ``--id`` column when given), on stdout by
-default. Exit codes: 0; 2 for bad input (a missing column, a NaN or non-numeric value: one line
-naming the column and the line) or a source that holds no model.
+``$MLFLOW_TRACKING_URI`` or the project's store), loaded only when loading it runs no code from
+the store (:mod:`roundlab.tracking.model_check`: a pickled Python model is refused). The CSV
+needs a header with the training feature columns (others are ignored); the features are
+standardised as in training. The output is a CSV with one column ``prediction`` (after the
+``--id`` column when given), on stdout by default. Exit codes: 0; 2 for bad input (a missing
+column, a NaN or non-numeric value: one line naming the column and the line), a source that
+holds no model, or a stored model that would run code other than roundlab's own.
 """
 
 from __future__ import annotations

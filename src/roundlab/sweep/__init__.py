@@ -1,6 +1,7 @@
 """Many jobs: a profile (:mod:`roundlab.sweep.profile`) becomes a plan of multiruns
 (:mod:`~roundlab.sweep.plan`) that the DVC stage runs (:mod:`~roundlab.sweep.runner`,
-``python -m roundlab.sweep``: :mod:`~roundlab.sweep.cli`). Inside each multirun the vectorised
+``python -m roundlab.sweep``: :mod:`~roundlab.sweep.cli`), after deciding once whether its
+jobs are tracked (:mod:`~roundlab.sweep.tracking_check`). Inside each multirun the vectorised
 launcher (:mod:`~roundlab.sweep.launcher`) decides, for every job, whether its result is reused
 (:mod:`~roundlab.sweep.resume`), which jobs train together (:mod:`~roundlab.sweep.grouping`,
 :mod:`~roundlab.sweep.jobs`) and trains each group as one stacked program

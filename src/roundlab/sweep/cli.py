@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from roundlab import interruption, paths
+from roundlab.errors import ConfigError, TrackingUnreachable
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import load_profile
 from roundlab.sweep.runner import failed_jobs_exit, run
@@ -79,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         manifest = run(profile, results_dir, sweep_root, args.fresh)
+    except ConfigError as err:
+        print(f"config error: {err}", file=sys.stderr)
+        return 2
+    except TrackingUnreachable as err:
+        print(f"tracking error: {err}", file=sys.stderr)
+        return 1
     except RuntimeError as err:
         print(err, file=sys.stderr)
         return 1

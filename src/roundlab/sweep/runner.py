@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ import yaml
 
 from roundlab import interruption, paths, results
 from roundlab.run.status import finished_jobs
+from roundlab.sweep import tracking_check
 from roundlab.sweep.housekeeping import prune, reused_jobs
 from roundlab.sweep.plan import Multirun, command, plan
 from roundlab.sweep.profile import Profile
@@ -142,15 +143,21 @@ def run(
     """Run every multirun, write the manifest, and return it. Jobs whose result files can be
     kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises RuntimeError naming the
     multiruns that exited with an error (a job that fails is not one: it is recorded as a
-    FAILED result and the multirun goes on)."""
+    FAILED result and the multirun goes on), and TrackingUnreachable, before any multirun
+    starts, when the tracking server does not answer and the jobs' policy is to fail
+    (:mod:`roundlab.sweep.tracking_check`)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
+    # Before anything is removed or started: a server that does not answer fails the sweep
+    # here (TrackingUnreachable) or turns tracking off for every multirun, with one warning.
+    tracking = tracking_check.decide(profile)
+    profile = replace(profile, tracking=tracking.enabled)
     multiruns = plan(profile)
     removed = prepare(results_dir, sweep_root, multiruns)
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
-        _prepare_store()
+        _prepare_store(tracking.uri)
     started = time.perf_counter()
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
 
@@ -192,11 +199,11 @@ def run(
     return manifest
 
 
-def _prepare_store() -> None:
+def _prepare_store(uri: str) -> None:
     """Create the MLflow store's schema before parallel multiruns would race to; a store that
     does not answer is left to the jobs, which report it."""
     try:
-        prepare_store()
+        prepare_store(uri)
     except Exception as err:
         print(f"sweep: MLflow store not prepared ({type(err).__name__}: {err})", flush=True)
 

@@ -4,7 +4,9 @@ The store and its client (:mod:`roundlab.tracking.store`), whether a remote serv
 (:mod:`~roundlab.tracking.server`), a sweep's parent runs (:mod:`~roundlab.tracking.parents`),
 what a result becomes in MLflow (:mod:`~roundlab.tracking.params`), one run's tracker
 (:mod:`~roundlab.tracking.tracker`), runs that killed processes left RUNNING
-(:mod:`~roundlab.tracking.stale_runs`) and the logged model (:mod:`~roundlab.tracking.model`).
+(:mod:`~roundlab.tracking.stale_runs`) and the logged model (:mod:`~roundlab.tracking.model`),
+stored as code (:mod:`~roundlab.tracking.model_code`) and checked before it is loaded from a
+store (:mod:`~roundlab.tracking.model_check`).
 Scheme: one experiment per dataset (``tracking.experiment``, default ``${dataset.name}``); a
 single run is a top-level run, a multirun's job a child of its sweep's parent.
 

@@ -6,21 +6,26 @@ classification, a real number before rounding), so the model is logged as a smal
 (:class:`IntegerModel`) whose artifacts are the run's ``.keras`` file and its result file: it
 applies the training standardisation and the approach's readout
 (:class:`roundlab.serving.saved_models.Predictor`), the same code ``python -m roundlab.predict``
-runs. Its signature is the training feature columns (double) in, one ``prediction`` column
-(long) out. Loading it needs roundlab installed (``mlflow models serve --env-manager
+runs. It is logged as code (MLflow's models from code): the stored
+:mod:`roundlab.tracking.model_code` builds it from the installed roundlab when the model is
+loaded, so nothing is pickled, and ``python -m roundlab.predict --run`` refuses a stored model
+that would unpickle or run other code (:mod:`roundlab.tracking.model_check`). Its signature is
+the training feature columns (double) in, one ``prediction`` column (long) out. Loading it
+needs roundlab installed (``mlflow models serve --env-manager
 local``); its pip requirements are listed, not inferred (inference loads the model in a
 subprocess: seconds per run).
 """
 
 from __future__ import annotations
 
-import logging
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import mlflow.artifacts
 import mlflow.pyfunc
 import numpy as np
 import pandas as pd
@@ -28,6 +33,8 @@ from mlflow.exceptions import MlflowException
 
 from roundlab import paths
 from roundlab.serving.saved_models import InputError, Predictor, feature_matrix
+from roundlab.tracking.model_check import check_loadable
+from roundlab.tracking.server import bound_retries
 from roundlab.tracking.store import quiet
 from roundlab.versions import package_versions
 
@@ -35,6 +42,8 @@ ARTIFACT_PATH = "model"
 URI_ENV = "MLFLOW_TRACKING_URI"
 # The installed packages the model needs besides roundlab itself, pinned as installed.
 REQUIREMENTS = ("mlflow", "keras", "tensorflow", "tensorflow-cpu", "numpy")
+# The model's code, stored with it and run when it is loaded (models from code: no pickle).
+CODE_FILE = Path(__file__).with_name("model_code.py")
 
 
 class IntegerModel(mlflow.pyfunc.PythonModel):
@@ -88,9 +97,6 @@ def log(client: Any, run_id: str, result_file: Path, model_file: Path, features:
 
     experiment = client.get_run(run_id).info.experiment_id
     entry = client.create_logged_model(experiment, name=ARTIFACT_PATH, source_run_id=run_id)
-    # CloudPickle stores IntegerModel by reference to this importable module: nothing runs
-    # from the pickle but roundlab's own code, so MLflow's warning about it is noise here.
-    logging.getLogger("mlflow.pyfunc").setLevel(logging.ERROR)
     with _tracking_uri(client.tracking_uri):
         Model.log(
             artifact_path=None,
@@ -98,7 +104,7 @@ def log(client: Any, run_id: str, result_file: Path, model_file: Path, features:
             flavor=mlflow.pyfunc,
             run_id=run_id,
             model_id=entry.model_id,
-            python_model=IntegerModel(),
+            python_model=str(CODE_FILE),
             artifacts={"keras": str(model_file), "result": str(result_file)},
             signature=signature(features),
             pip_requirements=requirements(),
@@ -108,16 +114,26 @@ def log(client: Any, run_id: str, result_file: Path, model_file: Path, features:
 def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.ndarray:
     """Integer predictions for ``table`` (column -> values, read from ``source``) from the model
     logged by the MLflow run ``run_id``, on ``$MLFLOW_TRACKING_URI`` or the project's store.
-    Raises :class:`InputError` when the run has no logged model."""
+    The model is downloaded and checked before it is loaded: one whose loading would run code
+    from the store is refused (:mod:`roundlab.tracking.model_check`). Raises
+    :class:`InputError` when the run has no logged model or a model that is refused."""
     quiet()
-    mlflow.set_tracking_uri(paths.default_tracking_uri())
-    try:
-        model = mlflow.pyfunc.load_model(f"runs:/{run_id}/{ARTIFACT_PATH}")
-    except MlflowException as err:
-        raise InputError(
-            f"--run must name an MLflow run with a logged model. Received: --run={run_id} "
-            f"({err.message.splitlines()[0]})"
-        ) from None
-    features = model.metadata.get_input_schema().input_names()
-    frame = pd.DataFrame(feature_matrix(table, features, source), columns=features)
-    return model.predict(frame)["prediction"].to_numpy()
+    bound_retries()  # a store that does not answer costs seconds, as in training
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            local = mlflow.artifacts.download_artifacts(
+                artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}",
+                dst_path=tmp,
+                tracking_uri=paths.default_tracking_uri(),
+            )
+        except MlflowException as err:
+            raise InputError(
+                f"--run must name an MLflow run with a logged model. Received: --run={run_id} "
+                f"({err.message.splitlines()[0]})"
+            ) from None
+        # What was checked is what loads: the same local copy, not a second download.
+        check_loadable(Path(local), CODE_FILE, run_id)
+        model = mlflow.pyfunc.load_model(local)
+        features = model.metadata.get_input_schema().input_names()
+        frame = pd.DataFrame(feature_matrix(table, features, source), columns=features)
+        return model.predict(frame)["prediction"].to_numpy()

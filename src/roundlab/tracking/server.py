@@ -2,9 +2,12 @@
 
 MLflow's HTTP client retries a dead server with exponential back-off (7 attempts: minutes for
 a run of seconds), and each job of a sweep would pay that again. So before training,
-:func:`usable` opens one TCP connection to the server with a timeout of
-``tracking.connect_timeout_s`` seconds, and bounds MLflow's own retries for the rest of the
-process through its environment variables (:data:`RETRY_ENV`, set only where the user has not).
+:func:`usable` asks the server's health endpoint (``<uri>/health``, which ``mlflow server``
+answers with ``OK``) with a timeout of ``tracking.connect_timeout_s`` seconds, and bounds
+MLflow's own retries for the rest of the process, and the processes it starts, through their
+environment variables (:data:`RETRY_ENV`, set only where the user has not). An HTTP request,
+not a TCP connection: a server that accepts connections but never answers (hung, or a proxy
+whose backend is gone) would pass a TCP check and then cost every MLflow call its retries.
 A local store (``sqlite:///...``, a file path) has no server to reach and is not checked.
 
 When the server does not answer, ``tracking.on_unreachable`` decides:
@@ -17,9 +20,11 @@ When the server does not answer, ``tracking.on_unreachable`` decides:
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
-import socket
+import urllib.error
+import urllib.request
 from typing import Any
 from urllib.parse import urlparse
 
@@ -36,7 +41,7 @@ RETRY_ENV = {
     "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
     "MLFLOW_HTTP_REQUEST_TIMEOUT": "10",
 }
-REMOTE_SCHEMES = {"http": 80, "https": 443}
+REMOTE_SCHEMES = ("http", "https")
 
 # uri -> whether to track; one check per process, whatever the number of jobs it runs.
 _verdicts: dict[str, bool] = {}
@@ -87,16 +92,21 @@ def check_on_unreachable(value: str) -> None:
 
 
 def unreachable(uri: str, timeout_s: float) -> str | None:
-    """Why the server of ``uri`` cannot be reached in ``timeout_s`` seconds, or None (also for a
-    local store, which has no server)."""
-    parsed = urlparse(uri)
-    if parsed.scheme not in REMOTE_SCHEMES:
+    """Why the server of ``uri`` does not answer its health endpoint with a success in
+    ``timeout_s`` seconds (per connection attempt and per read), or None (also for a local
+    store, which has no server)."""
+    if urlparse(uri).scheme not in REMOTE_SCHEMES:
         return None
-    address = (parsed.hostname or "localhost", parsed.port or REMOTE_SCHEMES[parsed.scheme])
+    health = f"{uri.rstrip('/')}/health"
     try:
-        socket.create_connection(address, timeout=timeout_s).close()
-    except OSError as err:
-        return f"{type(err).__name__}: {err}"
+        with urllib.request.urlopen(health, timeout=timeout_s) as response:
+            response.read(64)
+    except urllib.error.HTTPError as err:
+        return f"{health} answered HTTP {err.code}"
+    except urllib.error.URLError as err:  # the connection failed: refused, timed out, no host
+        return f"{type(err.reason).__name__}: {err.reason}"
+    except (OSError, http.client.HTTPException) as err:  # connected, then no (valid) answer
+        return f"{type(err).__name__}: {err or 'no answer'}"
     return None
 
 
