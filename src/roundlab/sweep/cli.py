@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)
+        plan(profile)  # checks the activations against the catalogue
     except ValueError as err:  # the message names the key and the value: no traceback
         print(f"config error: {err}", file=sys.stderr)
         return 2
