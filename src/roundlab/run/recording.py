@@ -130,6 +130,8 @@ class Recording:
 
     def _close(self) -> None:
         result = self.result
+        if self.closed:
+            return
         if not self._written:
             _warn_if_replacing_another_setup(self.path, result)
             self._model_file = self._save_model()
@@ -137,19 +139,15 @@ class Recording:
             results.write(result, self.path)
             self._written = True
         checkpoint("closing")
-        if self.tracker is not None and not self.closed:
+        if self.tracker is not None:
             self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path, self._model_file)
-        if not self.closed:
-            self.closed = True
-            if result.ok:
-                log.info(
-                    "%s FINISHED in %.1fs: val %s",
-                    self.path,
-                    result.duration_s,
-                    result.metrics["val"],
-                )
-            else:
-                log.warning("%s %s: %s", self.path, result.status, result.error)
+        self.closed = True
+        if result.ok:
+            log.info(
+                "%s FINISHED in %.1fs: val %s", self.path, result.duration_s, result.metrics["val"]
+            )
+        else:
+            log.warning("%s %s: %s", self.path, result.status, result.error)
 
     def _save_model(self) -> Path | None:
         """A finished run's model file, its card in the result; a model an earlier run left at
