@@ -1,6 +1,8 @@
-"""Many jobs: a profile (:mod:`roundlab.sweep.profile`) becomes a plan of multiruns
-(:mod:`~roundlab.sweep.plan`) that the DVC stage runs (:mod:`~roundlab.sweep.runner`,
-``python -m roundlab.sweep``: :mod:`~roundlab.sweep.cli`). Inside each multirun the vectorised
+"""Many jobs: a profile (:mod:`roundlab.sweep.profile`, its values typed strictly by
+:mod:`~roundlab.sweep.profile_fields`) becomes a plan of multiruns (:mod:`~roundlab.sweep.plan`)
+that the DVC stage runs (:mod:`~roundlab.sweep.runner`, ``python -m roundlab.sweep``:
+:mod:`~roundlab.sweep.cli`), one sweep per results directory (:mod:`~roundlab.sweep.lock`), its
+multiruns ending with it (:mod:`~roundlab.sweep.children`). Inside each multirun the vectorised
 launcher (:mod:`~roundlab.sweep.launcher`) decides, for every job, whether its result is reused
 (:mod:`~roundlab.sweep.resume`), which jobs train together (:mod:`~roundlab.sweep.grouping`,
 :mod:`~roundlab.sweep.jobs`) and trains each group as one stacked program
