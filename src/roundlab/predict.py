@@ -11,9 +11,11 @@ file below a run directory, or an MLflow run's logged model (``runs:/<id>/model`
 the store (:mod:`roundlab.tracking.model_check`: a pickled Python model is refused). The CSV
 needs a header with the training feature columns (others are ignored); the features are
 standardised as in training. The output is a CSV with one column ``prediction`` (after the
-``--id`` column when given), on stdout by default. Exit codes: 0; 2 for bad input (a missing
-column, a NaN or non-numeric value: one line naming the column and the line), a source that
-holds no model, or a stored model that would run code other than roundlab's own.
+``--id`` column when given), on stdout by default. Exit codes: 0; 2 for every error, in one line
+on stderr without a traceback: bad input (a missing column, a NaN or non-numeric value: naming
+the column and the line), a source that holds no model, a stored MLflow model that would run
+code other than roundlab's own, a model file that is truncated or holds code (a Lambda layer),
+a file that cannot be read or written.
 """
 
 from __future__ import annotations
@@ -59,22 +61,32 @@ def main(argv: list[str] | None = None) -> int:
     if (args.source is None) == (args.run is None):
         parser.error("give either a result file or run directory, or --run ID")
     try:
-        table = read_csv(args.input)
-        if args.id_column is not None and args.id_column not in table:
-            raise InputError(
-                f"--id must name a column of {args.input}. Received: --id={args.id_column}"
-            )
-        values = predictions(args, table)
-    except (InputError, OSError) as err:
-        print(f"roundlab.predict: {err}", file=sys.stderr)
+        run(args)
+    except Exception as err:  # a command-line tool: every error is one line, exit 2
+        known = isinstance(err, InputError | OSError)
+        message = " ".join(str(err).split())
+        print(
+            f"roundlab.predict: {message if known else f'{type(err).__name__}: {message}'}",
+            file=sys.stderr,
+        )
         return 2
+    return 0
+
+
+def run(args: argparse.Namespace) -> None:
+    """Predict for the rows of ``args.input`` and write the CSV ``args`` asks for."""
+    table = read_csv(args.input)
+    if args.id_column is not None and args.id_column not in table:
+        raise InputError(
+            f"--id must name a column of {args.input}. Received: --id={args.id_column}"
+        )
+    values = predictions(args, table)
     ids = table[args.id_column] if args.id_column else None
     if args.output is None:
         write(sys.stdout, ids, args.id_column, values)
     else:
         with open(args.output, "w", newline="") as handle:
             write(handle, ids, args.id_column, values)
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ it per configuration on the validation split. A sweep plan is a list of them.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,6 +30,10 @@ DEFAULT_LEARNING_RATE = 1e-3
 # exits and scores it. Left out of its fingerprint, of the setups two result files are compared
 # on, and of what a stacked group's members must share.
 RUN_INDEPENDENT_KEYS = ("results_dir", "tracking", "sweep", "fail_on_failed_jobs", "objective")
+# A name that becomes one directory of a result path (dataset, approach, method, activation) or
+# names a profile: a letter or digit first, so that it is never `.`, `..` or hidden, and no
+# separator, so that it is one path segment.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -127,14 +133,18 @@ class RunKey:
         return f"{self.approach}/{self.variant}/{self.lr_label}/seed={self.seed}"
 
     def result_path(self, results_dir: Path | str) -> Path:
-        return (
-            Path(results_dir)
-            / self.dataset
-            / self.approach
-            / self.variant
-            / self.lr_label
-            / f"seed={self.seed}.json"
-        )
+        """Where the run's result file goes: always inside ``results_dir``. The names were
+        checked when the config was validated (:func:`check_name`); a path that would still
+        leave ``results_dir`` is refused here, so no input writes outside it."""
+        root = Path(results_dir)
+        path = root / self.dataset / self.approach / self.variant / self.lr_label
+        path = path / f"seed={self.seed}.json"
+        if not _normal(path).is_relative_to(_normal(root)):
+            raise ConfigError(
+                f"a result file must stay inside results_dir. Received: dataset={self.dataset!r}, "
+                f"variant={self.variant!r}, results_dir={str(results_dir)!r}"
+            )
+        return path
 
     def overrides(self) -> list[str]:
         """Hydra overrides of ``python -m roundlab.train`` that select this run."""
@@ -154,6 +164,24 @@ def check_learning_rate(value: Any, key: str = "trainer.learning_rate") -> None:
     """Refuse a learning rate that is not a positive number, naming ``key``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         raise ConfigError(f"{key} must be > 0. Received: {key}={value!r}")
+
+
+def check_name(value: Any, key: str) -> str:
+    """Refuse a name that could leave its directory once it is part of a path (``..``, a
+    separator, an absolute path), naming ``key``: such names are where a config or profile
+    would otherwise write outside results_dir. Returns the name."""
+    if not isinstance(value, str) or not SAFE_NAME.fullmatch(value):
+        raise ConfigError(
+            f"{key} must be a name of letters, digits, '_', '-' and '.' that starts with a letter "
+            f"or digit (it names a directory). Received: {key}={value!r}"
+        )
+    return value
+
+
+def _normal(path: Path) -> Path:
+    """Absolute, with ``..`` and ``.`` resolved in the text only: links are not followed, since
+    results_dir may hold links that point elsewhere on purpose (a DVC cache)."""
+    return Path(os.path.normpath(Path(path).absolute()))
 
 
 def _number(value: float) -> str:

@@ -179,7 +179,7 @@ def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
         ),
         ({"approaches": ["rounding"]}, r"approaches must be among.*Received: \['rounding'\]"),
         ({"activations": {"sigmoid_round": []}}, "must be a non-empty list"),
-        ({"jobs": 0}, "jobs must be >= 1.*Received: jobs=0"),
+        ({"jobs": 0}, "jobs must be an integer >= 1. Received: jobs=0"),
         ({"jobs": 2}, "above 1 only with launcher: joblib. Received: jobs=2, launcher=vectorized"),
         ({"launcher": "slurm"}, "launcher must be one of .*Received: launcher='slurm'"),
         ({"launcher": "basic", "max_members": 4}, "goes with launcher: vectorized"),

@@ -14,7 +14,12 @@ are constant on the training split are left out (they are not identified).
   ``ℓ`` clipped at :data:`roundlab.approaches.poisson.MAX_LOG_RATE`. Non-negative labels only.
 - ``ordered_logit``: ``OrderedModel(y, x, distr="logit")`` (McCullagh 1980), ``P(y <= k) =
   σ(θ_k − β·x)`` over the labels seen in training, fitted by BFGS; read out as the most
-  probable of those labels, so, like classification, it never predicts outside them.
+  probable of those labels, so, like classification, it never predicts outside them. At least
+  two distinct training labels (one label leaves no threshold to fit).
+
+:func:`check_labels` refuses training labels a reference's family cannot fit with a
+:class:`~roundlab.errors.ConfigError`, before anything is recorded, as the networks'
+approaches do when they are built.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 from roundlab.approaches import poisson
 from roundlab.data import Dataset
 from roundlab.engine import evaluation
+from roundlab.errors import ConfigError
 from roundlab.results import RunResult
 
 Predict = Callable[[np.ndarray], dict[str, np.ndarray]]  # features -> readout name -> integers
@@ -41,6 +47,20 @@ class Fit:
     converged: bool
     params: list[float]
     model: str
+
+
+def check_labels(name: str, y_train: np.ndarray) -> None:
+    """Refuse training labels the reference ``name`` cannot fit (:data:`LABEL_CHECKS`)."""
+    LABEL_CHECKS[name](name, y_train)
+
+
+def _two_labels(name: str, y_train: np.ndarray) -> None:
+    labels = np.unique(np.asarray(y_train, dtype=np.int64))
+    if len(labels) < 2:
+        raise ConfigError(
+            f"approach={name} needs at least two distinct labels in the training split. "
+            f"Received: training labels={labels.tolist()}"
+        )
 
 
 def fit_and_evaluate(name: str, standardize: bool, dataset: Dataset, result: RunResult) -> None:
@@ -64,7 +84,7 @@ def glm_poisson(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
     # statsmodels is imported by the two fits alone: a network's run never pays for it.
     import statsmodels.api as sm
 
-    poisson.check_counts("glm_poisson", y_train)
+    check_labels("glm_poisson", y_train)
     keep = informative(x_train)
 
     def design(x: np.ndarray) -> np.ndarray:
@@ -86,6 +106,7 @@ def ordered_logit(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
     """Ordered logit over the labels seen in training (no constant: the thresholds hold it)."""
     from statsmodels.miscmodels.ordinal_model import OrderedModel
 
+    check_labels("ordered_logit", y_train)
     keep = informative(x_train)
     labels = np.unique(np.asarray(y_train, dtype=np.int64))
     ranks = np.searchsorted(labels, np.asarray(y_train, dtype=np.int64))
@@ -104,4 +125,10 @@ def ordered_logit(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
 FITS: dict[str, Callable[[np.ndarray, np.ndarray], Fit]] = {
     "glm_poisson": glm_poisson,
     "ordered_logit": ordered_logit,
+}
+
+# Each reference's rule for its training labels, checked before a fit is recorded.
+LABEL_CHECKS: dict[str, Callable[[str, np.ndarray], None]] = {
+    "glm_poisson": poisson.check_counts,
+    "ordered_logit": _two_labels,
 }

@@ -80,9 +80,10 @@ def load(dataset_cfg: DictConfig, objective_text: str) -> Dataset:
 
 def build(cfg: DictConfig, dataset: Dataset, by_hand: bool = False) -> Fill:
     """What fills the run's result: a statsmodels fit for a reference approach (no network),
-    else the network's approach, checked against the memory limit before anything is
-    recorded; ``by_hand`` (not a sweep's job) logs one line per epoch."""
+    its labels checked, else the network's approach, checked against the memory limit, both
+    before anything is recorded; ``by_hand`` (not a sweep's job) logs one line per epoch."""
     if approaches.get(cfg.approach.name).is_reference:
+        references.check_labels(cfg.approach.name, dataset.train.y)
         standardize = cfg.trainer.standardize_features
         return functools.partial(
             references.fit_and_evaluate, cfg.approach.name, standardize, dataset

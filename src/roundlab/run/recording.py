@@ -17,7 +17,7 @@ from roundlab import results
 from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization
 from roundlab.engine.outcome import TrainingFailed
-from roundlab.interruption import Interrupted
+from roundlab.interruption import Interrupted, checkpoint
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.runs import RunKey
 from roundlab.serving import saved_models
@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 class Recording:
     """One run's record from its start: ``result`` is filled by training and written, with its
     MLflow run ended, by :meth:`close`. ``sweep_dir`` makes the MLflow run a child of that
-    sweep's parent run; ``dataset``, the run's data, is its MLflow dataset input."""
+    sweep's parent run; ``dataset``, the run's data, is its MLflow dataset input; ``track=False``
+    leaves opening the MLflow run to :meth:`start_tracking`."""
 
     def __init__(
         self,
@@ -41,6 +42,7 @@ class Recording:
         device: str | None,
         sweep_dir: Path | None = None,
         dataset: Dataset | None = None,
+        track: bool = True,
     ) -> None:
         self.cfg = cfg
         self.key = key
@@ -58,21 +60,34 @@ class Recording:
             device=device,
         )
         self.dataset = dataset
+        self.sweep_dir = sweep_dir
         self.model: Any = None  # the trained keras.Model, once training has finished
-        self.tracker = None
-        if server.usable(cfg.tracking):
-            self.tracker = RunTracker(
-                cfg.tracking.uri,
-                cfg.tracking.experiment,
-                run_name=key.run_name,
-                sweep_dir=sweep_dir,
-                tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
-                log_models=_log_models(cfg.tracking.log_models, sweep_dir),
-            )
-            self.tracker.log_params(run_params(self.result.config))
-            if dataset is not None:
-                self.tracker.log_dataset(dataset)
-            self.result.mlflow_run_id = self.tracker.run_id
+        self.tracker: RunTracker | None = None
+        self.closed = False  # the result file written and the MLflow run ended
+        self._written = False
+        self._model_file: Path | None = None
+        if track:
+            self.start_tracking()
+
+    def start_tracking(self) -> None:
+        """Open the run's MLflow run, unless it is open or tracking is off (or its server does
+        not answer). A stacked group's member opens it once the group holds the recording, so
+        that a signal landing meanwhile still finds the run to close."""
+        if self.tracker is not None or not server.usable(self.cfg.tracking):
+            return
+        key = self.key
+        self.tracker = RunTracker(
+            self.cfg.tracking.uri,
+            self.cfg.tracking.experiment,
+            run_name=key.run_name,
+            sweep_dir=self.sweep_dir,
+            tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
+            log_models=_log_models(self.cfg.tracking.log_models, self.sweep_dir),
+        )
+        self.result.mlflow_run_id = self.tracker.run_id
+        self.tracker.log_params(run_params(self.result.config))
+        if self.dataset is not None:
+            self.tracker.log_dataset(self.dataset)
 
     @contextlib.contextmanager
     def capture(self) -> Iterator[RunResult]:
@@ -103,21 +118,36 @@ class Recording:
 
     def close(self) -> RunResult:
         """Save a finished run's model, write the result file, end the MLflow run, log one
-        line."""
+        line. A signal landing meanwhile does not cut the record off halfway: the steps not yet
+        done are done (a second signal is ignored while the first is recorded), then the
+        interruption goes on up."""
+        try:
+            self._close()
+        except Interrupted:
+            self._close()
+            raise
+        return self.result
+
+    def _close(self) -> None:
         result = self.result
-        _warn_if_replacing_another_setup(self.path, result)
-        model_file = self._save_model()
-        result.duration_s = time.perf_counter() - self.started
-        results.write(result, self.path)
+        if self.closed:
+            return
+        if not self._written:
+            _warn_if_replacing_another_setup(self.path, result)
+            self._model_file = self._save_model()
+            result.duration_s = time.perf_counter() - self.started
+            results.write(result, self.path)
+            self._written = True
+        checkpoint("closing")
         if self.tracker is not None:
-            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path, model_file)
+            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path, self._model_file)
+        self.closed = True
         if result.ok:
             log.info(
                 "%s FINISHED in %.1fs: val %s", self.path, result.duration_s, result.metrics["val"]
             )
         else:
             log.warning("%s %s: %s", self.path, result.status, result.error)
-        return result
 
     def _save_model(self) -> Path | None:
         """A finished run's model file, its card in the result; a model an earlier run left at

@@ -2,8 +2,8 @@
 
 :func:`validate` raises :class:`roundlab.errors.ConfigError` naming the key and the value
 received. Each rule that another layer also needs lives with that layer and is called from here
-(activation parameters in :func:`roundlab.activations.get`, the learning rate in
-:func:`roundlab.runs.check_learning_rate`, the tracking policy in
+(activation parameters in :func:`roundlab.activations.get`, the names that become directories
+and the learning rate in :mod:`roundlab.runs`, the tracking policy in
 :func:`roundlab.tracking.server.check_on_unreachable`, XLA in :mod:`roundlab.engine.xla`).
 """
 
@@ -19,7 +19,7 @@ from roundlab.engine.early_stopping import MAXIMISED, MONITORS, EarlyStopping
 from roundlab.engine.xla import jit_setting
 from roundlab.errors import ConfigError
 from roundlab.results import EVAL_SPLITS, METRICS
-from roundlab.runs import check_learning_rate
+from roundlab.runs import check_learning_rate, check_name
 from roundlab.tracking.server import check_on_unreachable
 
 LOSSES = ("mse", "huber")
@@ -46,6 +46,8 @@ def early_stopping(es: Any) -> EarlyStopping | None:
 
 def validate(cfg: DictConfig) -> None:
     """Everything the types cannot check; raises :class:`ConfigError` naming key and value."""
+    for key, name in _names(cfg):
+        check_name(name, key)
     if cfg.approach.name not in approaches.names():
         _fail("approach.name", cfg.approach.name, f"must be one of {approaches.names()}")
     params = activations.activation_params(cfg.activation)
@@ -63,6 +65,18 @@ def validate(cfg: DictConfig) -> None:
     _check_optimizer(cfg.trainer.optimizer)
     _check_jit(cfg)
     objective(cfg.objective)
+
+
+def _names(cfg: DictConfig) -> list[tuple[str, Any]]:
+    """The config values that become directories of the result path (checked first: a name
+    like ``../x`` must be refused before anything uses it)."""
+    method = cfg.approach.get("method")
+    names = [
+        ("dataset.name", cfg.dataset.name),
+        ("approach.name", cfg.approach.name),
+        ("activation.name", cfg.activation.name),
+    ]
+    return names if method is None else [*names, ("approach.method", method)]
 
 
 def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:

@@ -18,6 +18,7 @@ file's metrics.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -90,6 +91,32 @@ def model_path(result_path: Path) -> Path:
     return Path(result_path).with_suffix(".keras")
 
 
+# What every .keras archive Keras 3 writes holds: without them it cannot load.
+KERAS_ARCHIVE_MEMBERS = ("metadata.json", "config.json", "model.weights.h5")
+
+
+def model_problem(path: Path) -> str | None:
+    """Why the ``.keras`` file at ``path`` cannot be loaded (missing, not a zip archive as a
+    truncated write leaves it, a member whose checksum fails, a member missing), or None when it
+    is whole. Reads the file once and imports nothing: a resumed sweep checks every reused
+    model this way, and predict says what is wrong instead of Keras's "File not found"."""
+    path = Path(path)
+    if not path.is_file():
+        return f"{path} is missing"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            broken = archive.testzip()
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, EOFError) as err:
+        return f"{path} is not a whole .keras archive (truncated or corrupt: {err})"
+    if broken is not None:
+        return f"{path} is corrupt: its member {broken} fails its checksum"
+    missing = [m for m in KERAS_ARCHIVE_MEMBERS if m not in names]
+    if missing:
+        return f"{path} is not a .keras model: it lacks {missing}"
+    return None
+
+
 def save(model: Any, result_path: Path) -> Path:
     """Save ``model`` beside the result file, without its training setup (the losses and
     metrics are closures over the approach: the saved network needs no compile to predict)."""
@@ -152,7 +179,7 @@ class Predictor:
             )
         card = ModelCard.from_dict(result.model)
         path = model_file or Path(result_path).parent / card.file
-        return cls(card, keras.saving.load_model(path), result.config)
+        return cls(card, _load(path), result.config)
 
     def predict(self, raw: np.ndarray) -> np.ndarray:
         """Integer predictions (int64) for raw features, columns in ``card.features`` order."""
@@ -162,3 +189,22 @@ class Predictor:
 
     def predict_table(self, table: Mapping[str, Sequence[Any]], source: str) -> np.ndarray:
         return self.predict(feature_matrix(table, self.card.features, source))
+
+
+def _load(path: Path) -> Any:
+    """The Keras model at ``path``; :class:`InputError` in one line when it cannot load. Keras
+    refuses to run a Lambda layer's Python code by default (``safe_mode``), and so does
+    roundlab: it saves no such layer, so a file that holds one was not written by it."""
+    problem = model_problem(path)
+    if problem is not None:
+        raise InputError(f"the saved model must be a whole .keras file. Received: {problem}")
+    try:
+        return keras.saving.load_model(path)
+    except Exception as err:
+        message = " ".join(str(err).split())
+        if "safe_mode" in message:
+            raise InputError(
+                f"{path} holds Python code (a Lambda layer), which roundlab.predict does not "
+                f"run; roundlab saves no such layer. Received: {message.split('. ')[0]}"
+            ) from err
+        raise InputError(f"{path} could not be loaded: {type(err).__name__}: {message}") from err

@@ -6,6 +6,11 @@ launcher will group each multirun's jobs, from the same configs and the same gro
 (:mod:`roundlab.sweep.preview`), without training; ``--profile NAME`` runs another profile
 without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
 profile=NAME`` or by editing ``profile:``).
+
+Exit codes: 0 once the plan ran (failed jobs recorded; 1 with ``--fail-on-failed-jobs``); 1 when
+a multirun exited with an error or another sweep holds the results directory
+(:mod:`roundlab.sweep.lock`); 2 for a profile that cannot run; 130 after SIGINT, 143 after
+SIGTERM. Errors are one line on stderr.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)
+        plan(profile)  # checks the activations against the catalogue
     except ValueError as err:  # the message names the key and the value: no traceback
         print(f"config error: {err}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
 from hydra.types import TaskFunction
 from omegaconf import DictConfig
 
-from roundlab.interruption import Interrupted
+from roundlab.interruption import Interrupted, checkpoint
 from roundlab.run.exits import job_return
 from roundlab.sweep import grouping, vectorized
 from roundlab.sweep.jobs import job_configs, schedule, training_configs
@@ -65,8 +65,9 @@ def _launch_group(
     launcher: Any, jobs: list[DictConfig], cfgs: list[DictConfig], members: list[int]
 ) -> dict[int, JobReturn]:
     """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
-    (:class:`Interrupted`) records every member not yet recorded KILLED, then stops the sweep
-    (the member being recorded records itself, in ``Recording.capture``)."""
+    (:class:`Interrupted`) records KILLED every member whose record is not closed, wherever it
+    landed (training, between members, inside Hydra's run_job before the member's recording,
+    in it, while closing it), then stops the sweep."""
     sweep_dir = Path(str(launcher.config.hydra.sweep.dir)).absolute()
     try:
         trained = vectorized.train_group(cfgs)
@@ -79,9 +80,11 @@ def _launch_group(
     returns: dict[int, JobReturn] = {}
     try:
         for p, i in enumerate(members):
+            if returns:
+                checkpoint("between members")
             returns[i] = _run(launcher, jobs[i], _member_task(trained, p))
     except Interrupted as err:
-        vectorized.record_killed(cfgs[len(returns) + 1 :], err.reason, sweep_dir)
+        vectorized.record_killed(cfgs, err.reason, sweep_dir, trained.recordings)
         raise
     return returns
 
@@ -100,6 +103,7 @@ def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], f
 
 def _member_task(trained: vectorized.TrainedGroup, position: int) -> TaskFunction:
     def task(cfg: DictConfig) -> float:
+        checkpoint("member job")
         hc = HydraConfig.get()
         result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
         return job_return(cfg.objective, Path(hc.runtime.output_dir), result)

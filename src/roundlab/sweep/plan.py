@@ -18,6 +18,7 @@ from pathlib import Path
 
 from roundlab import approaches as approach_catalogue
 from roundlab.approaches import ROUNDING
+from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
 
@@ -109,10 +110,11 @@ def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Mult
 def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Multirun]:
     """One multirun per family on ``datasets``, without the dataset and seed overrides."""
     seeds, out = profile.seeds, _approach_families(profile, datasets)
+    param_of = _checked(profile, param_of)
     plain = [a for a, v in profile.activations.items() if v is None]
     for act in plain:
         if param_of(act) is not None:
-            raise ValueError(
+            raise ConfigError(
                 f"profiles.{profile.name}.activations.{act} needs values of its parameter "
                 f"{param_of(act)!r}. Received: null"
             )
@@ -128,7 +130,7 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
             continue
         param = param_of(act)
         if param is None:
-            raise ValueError(
+            raise ConfigError(
                 f"profiles.{profile.name}.activations.{act} takes no parameter: "
                 f"write `{act}: null`. Received: {list(values)}"
             )
@@ -150,6 +152,18 @@ def _families(profile: Profile, datasets: tuple[str, ...], param_of) -> list[Mul
             )
         )
     return out
+
+
+def _checked(profile: Profile, param_of):
+    """``param_of`` whose error for an activation the catalogue lacks names the profile key."""
+
+    def checked(act: str) -> str | None:
+        try:
+            return param_of(act)
+        except ValueError as err:
+            raise ConfigError(f"profiles.{profile.name}.activations.{act}: {err}") from None
+
+    return checked
 
 
 def command(

@@ -3,7 +3,9 @@ keys).
 
 ``python -m roundlab.sweep`` reads ``profile`` (the name of the active profile) from
 params.yaml and the profile of that name from profiles.yaml beside it. Every key is checked
-here, before anything runs, with an error naming the key and the value received.
+here, before anything runs, with an error naming the key and the value received
+(:class:`roundlab.errors.ConfigError`): types strictly (:mod:`roundlab.sweep.profile_fields`),
+and the names that become directories against a safe pattern.
 """
 
 from __future__ import annotations
@@ -16,15 +18,14 @@ import yaml
 
 from roundlab import approaches as approach_catalogue
 from roundlab.errors import ConfigError
-from roundlab.runs import DEFAULT_LEARNING_RATE, check_learning_rate
+from roundlab.runs import DEFAULT_LEARNING_RATE, check_name
+from roundlab.sweep import profile_fields as fields
 
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
 # of the profiles that ran, not of every profile.
 PROFILES_FILE = "profiles.yaml"
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
-# The approach whose runs vary by output activation: the profile's `activations` are its runs.
-# The approach whose runs vary by output activation: the profile's `activations` are its runs.
 LAUNCHERS = ("vectorized", "basic", "joblib")
 PROFILE_KEYS = {
     "datasets",
@@ -86,7 +87,7 @@ def load_profile(params_file: Path, name: str | None = None) -> Profile:
     profiles = yaml.safe_load(profiles_file.read_text()) if profiles_file.is_file() else None
     profiles = profiles or {}
     if name not in profiles:
-        raise ValueError(
+        raise ConfigError(
             f"profile must name an entry of {profiles_file} ({sorted(profiles)}). "
             f"Received: profile={name!r}"
         )
@@ -94,14 +95,19 @@ def load_profile(params_file: Path, name: str | None = None) -> Profile:
 
 
 def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | None) -> Profile:
+    """The profile ``name`` from its entry ``raw``, every key checked for its type and value
+    (:mod:`roundlab.sweep.profile_fields`); :class:`ConfigError` names the key and the value."""
+    check_name(name, "profile")
+    if not isinstance(raw, dict):
+        raise ConfigError(f"profiles.{name} must be a mapping of keys. Received: {raw!r}")
     unknown = sorted(set(raw) - PROFILE_KEYS)
     if unknown:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name} takes only {sorted(PROFILE_KEYS)}. Received: {', '.join(unknown)}"
         )
-    datasets = tuple(raw.get("datasets") or ())
+    datasets = fields.names(name, raw, "datasets", ())
     if not datasets:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.datasets must list at least one dataset. Received: "
             f"datasets={raw.get('datasets')!r}"
         )
@@ -109,116 +115,115 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
     # out of DVC's sight.
     missing = [d for d in datasets if known_datasets is not None and d not in known_datasets]
     if missing:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.datasets must be among params.yaml `datasets` {known_datasets} "
             f"(the generate stage makes only those). Received: {missing}"
         )
-    seeds = tuple(int(s) for s in raw.get("seeds") or ())
-    if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(
-            f"profiles.{name}.seeds must be distinct integers, at least one. "
-            f"Received: seeds={raw.get('seeds')!r}"
-        )
-    learning_rates = _learning_rates(name, raw)
-    approaches = tuple(raw.get("approaches", APPROACHES_WITHOUT_ACTIVATION) or ())
+    approaches = fields.names(name, raw, "approaches", APPROACHES_WITHOUT_ACTIVATION)
     bad = [a for a in approaches if a not in APPROACHES_WITHOUT_ACTIVATION]
     if bad:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.approaches must be among {list(APPROACHES_WITHOUT_ACTIVATION)} "
             f"(rounding runs come from `activations`). Received: {bad}"
-        )
-    activations = _activation_values(name, raw.get("activations") or {})
-    per_dataset = {
-        d: tuple(str(o) for o in (v or ())) for d, v in (raw.get("dataset_overrides") or {}).items()
-    }
-    stray = sorted(set(per_dataset) - set(datasets))
-    if stray:
-        raise ValueError(
-            f"profiles.{name}.dataset_overrides must name datasets of the profile "
-            f"{list(datasets)}. Received: {stray}"
         )
     jobs, launcher, max_members = _launcher(name, raw)
     return Profile(
         name=name,
         datasets=datasets,
-        seeds=seeds,
-        learning_rates=learning_rates,
+        seeds=fields.seeds(name, raw),
+        learning_rates=_learning_rates(name, raw),
         approaches=approaches,
-        activations=activations,
-        overrides=tuple(str(o) for o in raw.get("overrides") or ()),
-        dataset_overrides=per_dataset,
+        activations=_activation_values(name, raw.get("activations") or {}),
+        overrides=fields.overrides(name, "overrides", raw.get("overrides")),
+        dataset_overrides=_dataset_overrides(name, raw.get("dataset_overrides"), datasets),
         jobs=jobs,
-        processes=_processes(name, raw),
+        processes=fields.integer(name, raw, "processes", 1),
         launcher=launcher,
         max_members=max_members,
-        tracking=bool(raw.get("tracking", True)),
+        tracking=fields.boolean(name, raw, "tracking", True),
     )
 
 
 def _learning_rates(name: str, raw: dict[str, Any]) -> tuple[float, ...]:
     """A profile's ``learning_rates``: distinct positive values (default: the trainer's)."""
     values = raw.get("learning_rates", [DEFAULT_LEARNING_RATE])
-    try:
-        rates = tuple(float(v) for v in values)
-        for rate in rates:
-            check_learning_rate(rate, f"profiles.{name}.learning_rates")
-    except (TypeError, ValueError):
-        rates = ()
-    if not rates or len(set(rates)) != len(rates):
-        raise ValueError(
+    rates = tuple(fields.number(v) for v in values) if isinstance(values, list) else ()
+    if not rates or None in rates or min(rates) <= 0 or len(set(rates)) != len(rates):
+        raise ConfigError(
             f"profiles.{name}.learning_rates must be a list of distinct values > 0. "
             f"Received: learning_rates={values!r}"
         )
     fixed = [o for o in raw.get("overrides") or () if str(o).startswith("trainer.learning_rate=")]
     if fixed:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.overrides must not set the learning rate: it is tuned over "
             f"`learning_rates`. Received: {fixed}"
         )
     return rates
 
 
-def _activation_values(name: str, raw: dict[str, Any]) -> dict[str, tuple[float, ...] | None]:
+def _activation_values(name: str, raw: Any) -> dict[str, tuple[float, ...] | None]:
     """A profile's ``activations``: each a non-empty list of parameter values, or null."""
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"profiles.{name}.activations must map activations to their parameter values. "
+            f"Received: activations={raw!r}"
+        )
     out = {}
     for act, values in raw.items():
-        if values is not None and (not isinstance(values, list) or not values):
-            raise ValueError(
+        check_name(act, f"profiles.{name}.activations")
+        numbers = [fields.number(v) for v in values] if isinstance(values, list) else []
+        if values is not None and (not numbers or None in numbers):
+            raise ConfigError(
                 f"profiles.{name}.activations.{act} must be a non-empty list of "
-                f"parameter values or null. Received: {values!r}"
+                f"parameter values (numbers) or null. Received: {values!r}"
             )
-        out[act] = None if values is None else tuple(float(v) for v in values)
+        out[act] = None if values is None else tuple(numbers)
     return out
 
 
-def _processes(name: str, raw: dict[str, Any]) -> int:
-    value = raw.get("processes", 1)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(
-            f"profiles.{name}.processes must be an integer >= 1. Received: processes={value!r}"
+def _dataset_overrides(
+    name: str, raw: Any, datasets: tuple[str, ...]
+) -> dict[str, tuple[str, ...]]:
+    """A profile's ``dataset_overrides``: dataset -> overrides of its own config keys."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(
+            f"profiles.{name}.dataset_overrides must map datasets to lists of overrides. "
+            f"Received: dataset_overrides={raw!r}"
         )
-    return value
+    stray = sorted(str(d) for d in set(raw) - set(datasets))
+    if stray:
+        raise ConfigError(
+            f"profiles.{name}.dataset_overrides must name datasets of the profile "
+            f"{list(datasets)}. Received: {stray}"
+        )
+    return {
+        d: fields.overrides(name, f"dataset_overrides.{d}", v, prefix="dataset.")
+        for d, v in raw.items()
+    }
 
 
 def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
     """``(jobs, launcher, max_members)`` of a profile, checked."""
-    launcher = str(raw.get("launcher", "vectorized"))
+    launcher = raw.get("launcher", "vectorized")
     if launcher not in LAUNCHERS:
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.launcher must be one of {list(LAUNCHERS)}. "
             f"Received: launcher={launcher!r}"
         )
-    jobs = int(raw.get("jobs", 1))
-    if jobs < 1 or (jobs > 1 and launcher != "joblib"):
-        raise ValueError(
-            f"profiles.{name}.jobs must be >= 1, and above 1 only with launcher: joblib. "
+    jobs = fields.integer(name, raw, "jobs", 1)
+    if jobs > 1 and launcher != "joblib":
+        raise ConfigError(
+            f"profiles.{name}.jobs goes above 1 only with launcher: joblib. "
             f"Received: jobs={jobs}, launcher={launcher}"
         )
     max_members = raw.get("max_members")
     if max_members is None:
         return jobs, launcher, None
     if launcher != "vectorized":
-        raise ValueError(
+        raise ConfigError(
             f"profiles.{name}.max_members goes with launcher: vectorized. "
             f"Received: max_members={max_members!r}, launcher={launcher}"
         )

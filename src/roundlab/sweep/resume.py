@@ -9,7 +9,10 @@ A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false
 - is FINISHED, or FAILED for a deterministic reason (``deterministic_failure`` in the file):
   ``no gradient`` (the model has no gradient path, for any seed) or a loss that became NaN/inf
   under ``trainer.deterministic=true`` (op determinism gives the same NaN again). Crashes,
-  interruptions and NaN without op determinism are retried.
+  interruptions and NaN without op determinism are retried;
+- when FINISHED with a saved model (its ``model`` card), has that ``.keras`` file beside it,
+  whole (:func:`roundlab.serving.saved_models.model_problem`): a run whose model is missing or
+  truncated is retrained, or predict could not use it.
 
 Everything else trains. Only multiruns resume; a single ``python -m roundlab.train`` always
 trains.
@@ -28,6 +31,7 @@ from roundlab.results import FINISHED, RunResult
 from roundlab.run.fingerprint import fingerprint
 from roundlab.run.job import resolve
 from roundlab.runs import RunKey
+from roundlab.serving import saved_models
 from roundlab.sweep.housekeeping import REUSED_MARK
 
 log = logging.getLogger(__name__)
@@ -47,6 +51,11 @@ def reusable(cfg: DictConfig) -> RunResult | None:
         return None
     if old.fingerprint != current:
         return None
+    if old.status == FINISHED and old.model:
+        problem = saved_models.model_problem(path.parent / str(old.model.get("file")))
+        if problem is not None:
+            log.warning("%s is retrained: %s", path, problem)
+            return None
     return old if old.status == FINISHED or old.deterministic_failure else None
 
 

@@ -32,7 +32,7 @@ import yaml
 
 from roundlab import interruption, paths, results
 from roundlab.run.status import finished_jobs
-from roundlab.sweep import tracking_check
+from roundlab.sweep import children, lock, tracking_check
 from roundlab.sweep.housekeeping import prune, reused_jobs
 from roundlab.sweep.plan import Multirun, command, plan
 from roundlab.sweep.profile import Profile
@@ -143,10 +143,16 @@ def run(
     """Run every multirun, write the manifest, and return it. Jobs whose result files can be
     kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises RuntimeError naming the
     multiruns that exited with an error (a job that fails is not one: it is recorded as a
-    FAILED result and the multirun goes on), and TrackingUnreachable, before any multirun
-    starts, when the tracking server does not answer and the jobs' policy is to fail
-    (:mod:`roundlab.sweep.tracking_check`)."""
+    FAILED result and the multirun goes on); TrackingUnreachable, before any multirun starts,
+    when the tracking server does not answer and the jobs' policy is to fail
+    (:mod:`roundlab.sweep.tracking_check`); and :class:`roundlab.sweep.lock.ResultsDirBusy`
+    when another sweep writes into ``results_dir`` (:mod:`roundlab.sweep.lock`)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
+    with lock.hold(results_dir):
+        return _run(profile, results_dir, sweep_root, fresh)
+
+
+def _run(profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool) -> dict[str, Any]:
     # Before anything is removed or started: a server that does not answer fails the sweep
     # here (TrackingUnreachable) or turns tracking off for every multirun, with one warning.
     tracking = tracking_check.decide(profile)
@@ -164,7 +170,8 @@ def run(
     def start(m: Multirun) -> _Launched:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
-        return _Launched(m, cmd, subprocess.Popen(cmd, env=env), sweep_root / m.family)
+        process = subprocess.Popen(cmd, env=env, **children.popen_options())
+        return _Launched(m, cmd, process, sweep_root / m.family)
 
     def report(started_: list[Multirun]) -> None:
         counts = [finished_jobs(sweep_root / m.family) for m in started_]

@@ -6,7 +6,7 @@ would get alone (``build_mlp`` under its own seed), trains all of them together 
 :func:`roundlab.engine.stacked.train_members` and returns a :class:`TrainedGroup`.
 :func:`record_member` then evaluates one member in the ordinary ``build_mlp`` model and writes
 its result file and MLflow run exactly as a job trained alone would; :func:`record_killed`
-records members a SIGINT or SIGTERM stopped before they were recorded.
+records KILLED the members a SIGINT or SIGTERM stopped before their records were closed.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from roundlab.engine import evaluation, models, session, single, stacked
 from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
+from roundlab.interruption import checkpoint
 from roundlab.results import KILLED, RunResult
 from roundlab.run.fingerprint import stamp
 from roundlab.run.job import load
@@ -54,6 +55,8 @@ class TrainedGroup:
     weights: list[list[np.ndarray] | None] = field(default_factory=list)
     fits: list[Fitted | None] = field(default_factory=list)
     errors: list[str | None] = field(default_factory=list)
+    # Member index -> its recording, from the moment it exists: what an interruption closes.
+    recordings: dict[int, Recording] = field(default_factory=dict)
 
 
 def group_id(cfgs: list[DictConfig]) -> str:
@@ -89,6 +92,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     )
     try:
         single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
+        checkpoint("group training")
         outcomes = stacked.train_members(
             approach,
             members,
@@ -137,7 +141,9 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
     """Evaluate member ``index`` in the ordinary ``build_mlp`` model and write its result file and
     MLflow run, as a job trained alone would."""
     cfg = group.cfgs[index]
-    record = Recording(cfg, RunKey.from_config(cfg), group.device, sweep_dir, group.dataset)
+    key = RunKey.from_config(cfg)
+    record = Recording(cfg, key, group.device, sweep_dir, group.dataset, track=False)
+    group.recordings[index] = record
     record.started -= group.seconds_per_member  # its share of the group's training time
     result = record.result
     result.engine = {
@@ -146,7 +152,10 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
         "group_size": len(group.cfgs),
         "jit_compile": group.jit,
     }
+    record.start_tracking()
+    checkpoint("member tracked")
     with record.capture():
+        checkpoint("capture")
         if group.errors[index] is not None:
             raise TrainingFailed(group.errors[index])
         approach = _load_member(group, index)
@@ -158,13 +167,26 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
     return record.close()
 
 
-def record_killed(cfgs: list[DictConfig], reason: str, sweep_dir: Path | None) -> None:
-    """Write a KILLED result file and MLflow run, with ``reason``, for each of ``cfgs``: the
-    members of a group an interruption stopped before they were recorded."""
-    for cfg in cfgs:
-        record = Recording(cfg, RunKey.from_config(cfg), None, sweep_dir)
+def record_killed(
+    cfgs: list[DictConfig],
+    reason: str,
+    sweep_dir: Path | None,
+    recordings: dict[int, Recording] | None = None,
+) -> None:
+    """Record KILLED, with ``reason``, every member of a group an interruption stopped before
+    its record was closed: with its own recording (of ``recordings``, by member index) when it
+    has one, so its MLflow run is the one ended, else with a new one. Each ends with a result
+    file and an MLflow run, wherever the signal landed."""
+    for index, cfg in enumerate(cfgs):
+        record = (recordings or {}).get(index)
+        if record is None:
+            record = Recording(cfg, RunKey.from_config(cfg), None, sweep_dir, track=False)
+            record.result.engine = {"name": "vectorized", "group_size": len(cfgs)}
+        elif record.closed:
+            continue
+        record.start_tracking()  # nothing when its MLflow run is open or tracking is off
         record.result.status, record.result.error = KILLED, reason
-        record.result.engine = {"name": "vectorized", "group_size": len(cfgs)}
+        record.model = None
         record.close()
 
 
