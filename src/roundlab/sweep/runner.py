@@ -148,22 +148,24 @@ def run(
     (:mod:`roundlab.sweep.tracking_check`); and :class:`roundlab.sweep.lock.ResultsDirBusy`
     when another sweep writes into ``results_dir`` (:mod:`roundlab.sweep.lock`)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
-    with lock.hold(results_dir):
-        return _run(profile, results_dir, sweep_root, fresh)
-
-
-def _run(profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool) -> dict[str, Any]:
-    # Before anything is removed or started: a server that does not answer fails the sweep
-    # here (TrackingUnreachable) or turns tracking off for every multirun, with one warning.
+    # Before anything is written, removed or started: a server that does not answer fails the
+    # sweep here (TrackingUnreachable) or turns tracking off for every multirun, with one warning.
     tracking = tracking_check.decide(profile)
     profile = replace(profile, tracking=tracking.enabled)
+    with lock.hold(results_dir):
+        return _run(profile, results_dir, sweep_root, fresh, tracking.uri)
+
+
+def _run(
+    profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool, tracking_uri: str
+) -> dict[str, Any]:
     multiruns = plan(profile)
     removed = prepare(results_dir, sweep_root, multiruns)
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
-        _prepare_store(tracking.uri)
+        _prepare_store(tracking_uri)
     started = time.perf_counter()
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
 
