@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from roundlab.paths import atomic_write
 from roundlab.runs import DEFAULT_LEARNING_RATE, RUN_INDEPENDENT_KEYS, RunKey
 
 # Files of every readable version load, the fields a version lacks left at their defaults
@@ -136,13 +137,10 @@ def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def write(result: RunResult, path: Path) -> Path:
-    """Write atomically (a crash never leaves half a file for the report to choke on)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
+    """Write atomically (a crash or a full disk never leaves half a file for the report to choke
+    on)."""
+    document = _jsonable(result.to_dict())
+    return atomic_write(Path(path), json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 
 def read(path: Path) -> RunResult:
@@ -155,8 +153,8 @@ def read(path: Path) -> RunResult:
 
 
 def read_all(results_dir: Path) -> list[RunResult]:
-    """Every result file below ``results_dir``, in a stable order."""
-    return [read(p) for p in sorted(Path(results_dir).rglob("*.json"))]
+    """Every result file (``seed=*.json``) below ``results_dir``, in a stable order."""
+    return [read(p) for p in sorted(Path(results_dir).rglob("seed=*.json"))]
 
 
 def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""``python -m roundlab.report``: build reports/ from results/ (the DVC report stage)."""
+"""``python -m roundlab.report``: build reports/ from results/ (the DVC report stage).
+
+Exit codes: 0; 1 for a file it cannot write, in one line naming the file; 2 for a missing
+results directory.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,13 @@ import sys
 from pathlib import Path
 
 from roundlab import paths
+from roundlab.errors import WriteFailed
+
+# The errors the command stops with in one line: their prefix and exit code.
+ONE_LINE = ((WriteFailed, "write error", 1),)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m roundlab.report", description=__doc__)
     parser.add_argument(
         "--results",
@@ -31,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="leave out the recorded numpy cost (bench/numpy_cost.json)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from roundlab.report.pipeline import build_report
 
@@ -43,13 +55,18 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    out = build_report(
-        results,
-        args.out or paths.reports_dir(),
-        paths.project_root(),
-        gradients=not args.no_gradients,
-        with_cost=not args.no_cost,
-    )
+    try:
+        out = build_report(
+            results,
+            args.out or paths.reports_dir(),
+            paths.project_root(),
+            gradients=not args.no_gradients,
+            with_cost=not args.no_cost,
+        )
+    except WriteFailed as err:
+        prefix, code = next((p, c) for kind, p, c in ONE_LINE if isinstance(err, kind))
+        print(f"{prefix}: {err}", file=sys.stderr)
+        return code
     print(
         f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), "
         f"{len(out.metrics)} metrics files"

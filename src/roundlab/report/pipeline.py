@@ -79,13 +79,14 @@ def _fresh_figures(reports_dir: Path) -> Path:
 
 def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
     n_ok = sum(r.ok for r in runs)
+    profile = f"sweep profile `{manifest.get('profile', 'unknown')}`"
     return Paragraph(
         f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
-        f"sweep profile `{manifest.get('profile', 'unknown')}`. Built from the result files "
-        f"under `{results_dir.name}/` alone. Every learning rate and setting is chosen on the "
-        "validation split and reported on the test split; the Method section says how, and how "
-        "small a difference each table could detect."
+        f"{profile}. Built from the result files under `{results_dir.name}/` alone. Every "
+        "learning rate and setting is chosen on the validation split and reported on the test "
+        "split; the Method section says how, and how small a difference each table could "
+        "detect."
     )
 
 
@@ -128,7 +129,7 @@ def build_report(
     """Write the report. ``gradients`` False leaves out the sections computed from
     roundlab.activations (gallery, gradient checks); ``with_cost`` False leaves out the numpy cost
     recorded in ``<root>/bench/numpy_cost.json``. Nothing is timed: the same inputs give the
-    same bytes."""
+    same bytes. Raises WriteFailed for a file it cannot write."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
     figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
@@ -153,10 +154,8 @@ def build_report(
     env = environment.tables(runs, manifest, root)
     doc.add(Heading("7. Environment"), *sections.environment_blocks(env))
 
-    md_path = reports_dir / "report.md"
-    md_path.write_text(render.to_markdown(doc, reports_dir))
-    html_path = reports_dir / "report.html"
-    html_path.write_text(render.to_html(doc))
+    md_path = paths.atomic_write(reports_dir / "report.md", render.to_markdown(doc, reports_dir))
+    html_path = paths.atomic_write(reports_dir / "report.html", render.to_html(doc))
     metrics = [
         dvc_files.write_headline(headlines, reports_dir / "headline.json"),
         *dvc_files.write_metrics(headlines, reports_dir / "metrics"),

@@ -20,8 +20,9 @@ from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
 from hydra.types import TaskFunction
 from omegaconf import DictConfig
 
+from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted
-from roundlab.run.exits import job_return
+from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.sweep import grouping, vectorized
 from roundlab.sweep.jobs import job_configs, schedule, training_configs
 
@@ -101,7 +102,11 @@ def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], f
 def _member_task(trained: vectorized.TrainedGroup, position: int) -> TaskFunction:
     def task(cfg: DictConfig) -> float:
         hc = HydraConfig.get()
-        result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
-        return job_return(cfg.objective, Path(hc.runtime.output_dir), result)
+        job_dir = Path(hc.runtime.output_dir)
+        try:
+            result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
+        except WriteFailed as err:  # no result file: the job fails, as a job trained alone does
+            return failed_before_training(err, job_dir, True, maximised(cfg.objective))
+        return job_return(cfg.objective, job_dir, result)
 
     return task

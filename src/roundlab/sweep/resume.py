@@ -24,6 +24,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from roundlab import results
+from roundlab.paths import atomic_write
 from roundlab.results import FINISHED, RunResult
 from roundlab.run.fingerprint import fingerprint
 from roundlab.run.job import resolve
@@ -56,8 +57,7 @@ def reuse(cfg: DictConfig, job_dir: Path) -> RunResult | None:
     found = reusable(resolve(cfg))
     if found is None:
         return None
-    Path(job_dir).mkdir(parents=True, exist_ok=True)
-    (Path(job_dir) / REUSED_MARK).write_text(f"{found.status}\n")
+    atomic_write(Path(job_dir) / REUSED_MARK, f"{found.status}\n")
     log.info(
         "%s reused: %s with the same fingerprint (sweep.resume=false retrains)",
         found.key.result_path(cfg.results_dir),

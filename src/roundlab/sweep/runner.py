@@ -11,8 +11,8 @@ times, how many jobs were reused) goes to ``multirun/_sweep_log.yaml``.
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
-changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and ``.tmp``
-files of killed writes, are removed first: ``results/`` holds exactly the plan.
+changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and the
+temporary files of killed writes, are removed first: ``results/`` holds exactly the plan.
 """
 
 from __future__ import annotations
@@ -140,9 +140,9 @@ def run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
 ) -> dict[str, Any]:
     """Run every multirun, write the manifest, and return it. Jobs whose result files can be
-    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises RuntimeError naming the
-    multiruns that exited with an error (a job that fails is not one: it is recorded as a
-    FAILED result and the multirun goes on)."""
+    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises WriteFailed for a
+    file it cannot write, RuntimeError naming the multiruns that exited with an error (a job
+    that fails is not one: it is recorded as a FAILED result and the multirun goes on)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
     multiruns = plan(profile)
     removed = prepare(results_dir, sweep_root, multiruns)
@@ -170,11 +170,11 @@ def run(
         for p in m.result_files(results_dir)
     ]
     manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
-    (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
+    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
     progress.close()
     wall = round(time.perf_counter() - started, 1)
-    (sweep_root / LOG).write_text(
-        yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
+    paths.atomic_write(
+        sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
     )
     missing = [p for p in planned if not (results_dir / p).is_file()]
     reused = sum(r["reused"] for r in log)
@@ -202,10 +202,10 @@ def _prepare_store() -> None:
 
 
 def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
-    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file or
-    did not finish, else 0."""
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
+    file that cannot be read, or did not finish, else 0."""
     paths_ = [Path(results_dir) / p for p in planned]
-    bad = [p for p in paths_ if not p.is_file() or not results.read(p).ok]
+    bad = [p for p in paths_ if not _finished(p)]
     if not bad:
         return 0
     print(
@@ -214,3 +214,10 @@ def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
         file=sys.stderr,
     )
     return 1
+
+
+def _finished(path: Path) -> bool:
+    try:
+        return results.read(path).ok
+    except (ValueError, OSError):  # absent or unreadable: not a finished run
+        return False
