@@ -16,6 +16,7 @@ import contextlib
 import errno
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,6 +91,28 @@ def atomic_write(path: Path, content: str | bytes) -> Path:
     with atomic_path(path) as tmp, open(tmp, "xb") as handle:
         handle.write(data)
     return Path(path)
+
+
+def check_writable(directory: Path, name: str) -> Path:
+    """Write (and remove) a file in ``directory``, or, when it does not exist yet, in the
+    nearest directory above it that does (where it would be created), so that a directory that
+    cannot take files stops a command before it trains, not after; nothing is left behind.
+    ``name`` is the setting that chose it (``results_dir``, ``--results``), for the message."""
+    directory = Path(directory).absolute()
+    existing = next(p for p in (directory, *directory.parents) if p.exists())
+    try:
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(existing))
+        handle, probe = tempfile.mkstemp(prefix=".write-check-", dir=existing)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as err:
+        raise WriteFailed(
+            f"{name} must be a directory roundlab can write to. "
+            f"Received: {name}={directory} ({_cause(err)})",
+            err.errno,
+        ) from None
+    return directory
 
 
 def write_failed(path: Path, err: OSError) -> WriteFailed:

@@ -60,6 +60,31 @@ def test_an_interruption_while_writing_removes_the_temporary_and_stays_an_interr
     assert _files(tmp_path) == []
 
 
+def test_a_directory_that_cannot_be_made_is_one_error_naming_the_setting(tmp_path):
+    (tmp_path / "file").write_text("in the way")
+    with pytest.raises(WriteFailed) as err:
+        paths.check_writable(tmp_path / "file" / "results", "results_dir")
+    assert str(err.value) == (
+        "results_dir must be a directory roundlab can write to. Received: "
+        f"results_dir={tmp_path / 'file' / 'results'} (ENOTDIR: Not a directory)"
+    )
+
+
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="root writes through mode 0555; tests/training/test_write_failures.py runs the "
+    "commands without CAP_DAC_OVERRIDE instead",
+)
+def test_a_read_only_directory_is_refused_and_left_empty(tmp_path):
+    tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(WriteFailed, match=r"\(EACCES: Permission denied\)"):
+            paths.check_writable(tmp_path, "--results")
+    finally:
+        tmp_path.chmod(0o755)
+    assert _files(tmp_path) == []
+
+
 def test_the_sweep_removes_the_temporaries_of_killed_writes(tmp_path):
     results = tmp_path / "results"
     (multirun,) = planning.plan(profiles.parse_profile("p", PROFILE, None))

@@ -20,6 +20,7 @@ from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
 from hydra.types import TaskFunction
 from omegaconf import DictConfig
 
+from roundlab import paths
 from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted
 from roundlab.run.exits import failed_before_training, job_return, maximised
@@ -67,8 +68,14 @@ def _launch_group(
 ) -> dict[int, JobReturn]:
     """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
     (:class:`Interrupted`) records every member not yet recorded KILLED, then stops the sweep
-    (the member being recorded records itself, in ``Recording.capture``)."""
+    (the member being recorded records itself, in ``Recording.capture``). A results_dir it
+    cannot write to trains nothing: each job runs the ordinary way, which fails before
+    training."""
     sweep_dir = Path(str(launcher.config.hydra.sweep.dir)).absolute()
+    try:
+        paths.check_writable(Path(cfgs[0].results_dir), "results_dir")
+    except WriteFailed:
+        return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
     try:
         trained = vectorized.train_group(cfgs)
     except Interrupted as err:

@@ -2,7 +2,9 @@
 ``processes`` of them at once (a stacked program of small networks keeps about one core busy).
 
 Every job writes its result file under ``results/``, the stage's DVC output (``persist:
-true``: DVC keeps it between runs). ``results/_sweep.yaml`` records the profile and the plan
+true``: DVC keeps it between runs). Both the results directory and the sweep directory are
+checked writable before any multirun starts, so a read-only or misnamed directory fails in
+one line at once, not after training. ``results/_sweep.yaml`` records the profile and the plan
 (every result file the grid should produce), so the report can name runs that left no file; it
 holds nothing that changes from one run of the same plan to the next, so a resumed sweep that
 reuses every run leaves results/ byte-identical. What does change (commands, exit codes, wall
@@ -140,10 +142,13 @@ def run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
 ) -> dict[str, Any]:
     """Run every multirun, write the manifest, and return it. Jobs whose result files can be
-    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises WriteFailed for a
-    file it cannot write, RuntimeError naming the multiruns that exited with an error (a job
-    that fails is not one: it is recorded as a FAILED result and the multirun goes on)."""
+    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises WriteFailed
+    for a directory it cannot write to (before anything runs) or a file it cannot write,
+    RuntimeError naming the multiruns that exited with an error (a job that fails is not one:
+    it is recorded as a FAILED result and the multirun goes on)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
+    paths.check_writable(results_dir, "--results")
+    paths.check_writable(sweep_root, "--sweep-dir")
     multiruns = plan(profile)
     removed = prepare(results_dir, sweep_root, multiruns)
     if removed:
