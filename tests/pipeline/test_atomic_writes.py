@@ -10,13 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from disk_faults import fill_disk_for
 from roundlab import data, paths
 from roundlab.errors import WriteFailed
+from roundlab.sweep import cli, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
-from roundlab.sweep import runner
 
 PROFILE = {"datasets": ["count"], "seeds": [0], "approaches": ["regression"], "tracking": False}
 
@@ -98,6 +99,57 @@ def test_the_sweep_removes_the_temporaries_of_killed_writes(tmp_path):
         path.write_text("{}")
     runner.prune(results, [planned])
     assert _files(results) == [planned.relative_to(results).as_posix()]
+
+
+def _enospc() -> OSError:
+    return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+class _Started:
+    """A multirun process that ends at once, noting whether the manifest existed when it was
+    started."""
+
+    seen: list[bool] = []
+
+    def __init__(self, cmd, env=None):
+        results = Path(next(a for a in cmd if a.startswith("results_dir=")).split("=", 1)[1])
+        self.seen.append((results / paths.SWEEP_MANIFEST).is_file())
+        self.returncode = 0
+
+    def poll(self):
+        return 0
+
+
+@pytest.fixture
+def params(tmp_path):
+    (tmp_path / "params.yaml").write_text("profile: p\ndatasets: [count]\n")
+    (tmp_path / "profiles.yaml").write_text(yaml.safe_dump({"p": PROFILE}))
+    return tmp_path / "params.yaml"
+
+
+def test_the_sweep_writes_its_manifest_before_the_first_multirun_starts(
+    tmp_path, params, monkeypatch
+):
+    monkeypatch.setattr(runner.subprocess, "Popen", _Started)
+    _Started.seen = []
+    argv = ["--params", str(params), "--results", str(tmp_path / "results")]
+    assert cli.main([*argv, "--sweep-dir", str(tmp_path / "multirun")]) == 0
+    assert _Started.seen == [True]
+    assert (tmp_path / "multirun" / runner.LOG).is_file()
+
+
+def test_a_full_disk_for_the_manifest_stops_the_sweep_in_one_line_before_any_multirun(
+    tmp_path, params, monkeypatch, capsys
+):
+    monkeypatch.setattr(runner.subprocess, "Popen", _Started)
+    _Started.seen = []
+    fill_disk_for(monkeypatch, paths.SWEEP_MANIFEST)
+    argv = ["--params", str(params), "--results", str(tmp_path / "results")]
+    assert cli.main([*argv, "--sweep-dir", str(tmp_path / "multirun")]) == 1
+    err = capsys.readouterr().err
+    manifest = tmp_path / "results" / paths.SWEEP_MANIFEST
+    assert err == f"write error: {paths.write_failed(manifest, _enospc())}\n"
+    assert _Started.seen == [] and _files(tmp_path / "results") == []
 
 
 def test_a_full_disk_while_saving_data_keeps_the_old_dataset(tmp_path, monkeypatch):

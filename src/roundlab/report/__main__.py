@@ -1,7 +1,7 @@
 """``python -m roundlab.report``: build reports/ from results/ (the DVC report stage).
 
 Exit codes: 0; 1 for a file it cannot write, in one line naming the file; 2 for a missing
-results directory.
+results directory or a profile that cannot be read.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ import sys
 from pathlib import Path
 
 from roundlab import paths
-from roundlab.errors import WriteFailed
+from roundlab.errors import ConfigError, WriteFailed
 
 # The errors the command stops with in one line: their prefix and exit code.
-ONE_LINE = ((WriteFailed, "write error", 1),)
+ONE_LINE = (
+    (WriteFailed, "write error", 1),
+    (ConfigError, "config error", 2),
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,6 +36,12 @@ def _parser() -> argparse.ArgumentParser:
         "--no-gradients",
         action="store_true",
         help="leave out the gallery and gradient checks (no TensorFlow needed)",
+    )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        help="the sweep profile whose plan the results hold, when results/_sweep.yaml is missing "
+        "(default: params.yaml `profile` for the project's results/)",
     )
     parser.add_argument(
         "--no-cost",
@@ -62,8 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             paths.project_root(),
             gradients=not args.no_gradients,
             with_cost=not args.no_cost,
+            profile=args.profile,
         )
-    except WriteFailed as err:
+    except (WriteFailed, ConfigError) as err:
         prefix, code = next((p, c) for kind, p, c in ONE_LINE if isinstance(err, kind))
         print(f"{prefix}: {err}", file=sys.stderr)
         return code

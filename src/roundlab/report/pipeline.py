@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from roundlab import paths
 from roundlab import results as results_io
 from roundlab.report import (
@@ -33,6 +31,7 @@ from roundlab.report.gradients import compute_gradients, gallery_rows
 from roundlab.report.headline import headline
 from roundlab.report.headline_sections import headline_blocks
 from roundlab.report.method import method_blocks
+from roundlab.report.planned import RECOMPUTED, missing_runs, planned_runs
 from roundlab.report.protocol import protocol
 from roundlab.report.selection import Configuration, group, swept_values
 from roundlab.report.tuning import tune_groups
@@ -58,17 +57,6 @@ class Outputs:
     plots: list[Path]
 
 
-def read_manifest(results_dir: Path) -> dict:
-    """The sweep's record (profile, planned result files, wall time), or {} when absent."""
-    path = Path(results_dir) / paths.SWEEP_MANIFEST
-    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
-
-
-def missing_runs(results_dir: Path, manifest: dict) -> list[str]:
-    """Result files the sweep planned that do not exist."""
-    return sorted(p for p in manifest.get("planned", []) if not (results_dir / p).is_file())
-
-
 def _fresh_figures(reports_dir: Path) -> Path:
     figdir = reports_dir / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
@@ -80,6 +68,11 @@ def _fresh_figures(reports_dir: Path) -> Path:
 def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
     n_ok = sum(r.ok for r in runs)
     profile = f"sweep profile `{manifest.get('profile', 'unknown')}`"
+    if manifest.get(RECOMPUTED):
+        profile += (
+            f" (its plan recomputed from {manifest[RECOMPUTED]}: "
+            f"`{paths.SWEEP_MANIFEST}` is missing)"
+        )
     return Paragraph(
         f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
@@ -125,15 +118,18 @@ def build_report(
     *,
     gradients: bool = True,
     with_cost: bool = True,
+    profile: str | None = None,
 ) -> Outputs:
     """Write the report. ``gradients`` False leaves out the sections computed from
     roundlab.activations (gallery, gradient checks); ``with_cost`` False leaves out the numpy cost
-    recorded in ``<root>/bench/numpy_cost.json``. Nothing is timed: the same inputs give the
-    same bytes. Raises WriteFailed for a file it cannot write."""
+    recorded in ``<root>/bench/numpy_cost.json``; ``profile`` names the sweep profile whose plan
+    the results should hold when their manifest is missing (:mod:`roundlab.report.planned`).
+    Nothing is timed: the same inputs give the same bytes. Raises WriteFailed for a file it
+    cannot write."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
     figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
-    manifest = read_manifest(results_dir)
+    manifest = planned_runs(results_dir, root, profile)
     groups = tune_groups(group(runs))
     swept = swept_values(groups)
     headlines = {d: headline(d, cfgs) for d, cfgs in groups.items()}

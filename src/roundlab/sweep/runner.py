@@ -5,10 +5,11 @@ Every job writes its result file under ``results/``, the stage's DVC output (``p
 true``: DVC keeps it between runs). Both the results directory and the sweep directory are
 checked writable before any multirun starts, so a read-only or misnamed directory fails in
 one line at once, not after training. ``results/_sweep.yaml`` records the profile and the plan
-(every result file the grid should produce), so the report can name runs that left no file; it
-holds nothing that changes from one run of the same plan to the next, so a resumed sweep that
-reuses every run leaves results/ byte-identical. What does change (commands, exit codes, wall
-times, how many jobs were reused) goes to ``multirun/_sweep_log.yaml``.
+(every result file the grid should produce), written before the multiruns start, so the report
+can name runs that left no file even after a crash; it holds nothing that changes from one run
+of the same plan to the next, so a resumed sweep that reuses every run leaves results/
+byte-identical. What does change (commands, exit codes, wall times, how many jobs were reused)
+goes to ``multirun/_sweep_log.yaml``.
 
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
@@ -141,8 +142,8 @@ def _log_entry(launched: _Launched) -> dict[str, Any]:
 def run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
 ) -> dict[str, Any]:
-    """Run every multirun, write the manifest, and return it. Jobs whose result files can be
-    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises WriteFailed
+    """Write the manifest, run every multirun, and return the manifest. Jobs whose result files
+    can be kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises WriteFailed
     for a directory it cannot write to (before anything runs) or a file it cannot write,
     RuntimeError naming the multiruns that exited with an error (a job that fails is not one:
     it is recorded as a FAILED result and the multirun goes on)."""
@@ -153,6 +154,13 @@ def run(
     removed = prepare(results_dir, sweep_root, multiruns)
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
+    planned = [
+        p.relative_to(results_dir).as_posix()
+        for m in multiruns
+        for p in m.result_files(results_dir)
+    ]
+    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
+    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
         _prepare_store()
@@ -169,13 +177,6 @@ def run(
         progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
 
     log = _run_multiruns(multiruns, profile, start, report)
-    planned = [
-        p.relative_to(results_dir).as_posix()
-        for m in multiruns
-        for p in m.result_files(results_dir)
-    ]
-    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
-    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
     progress.close()
     wall = round(time.perf_counter() - started, 1)
     paths.atomic_write(
