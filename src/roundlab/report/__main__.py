@@ -1,7 +1,9 @@
 """``python -m roundlab.report``: build reports/ from results/ (the DVC report stage).
 
-Exit codes: 0; 1 for a file it cannot write, in one line naming the file; 2 for a missing
-results directory or a profile that cannot be read.
+Exit codes: 0; 1 for a result file it refuses (unreadable, or edited since training wrote it:
+its digest does not match) or a file it cannot write, in one line naming the file, with
+nothing written for a refused result; 2 for a missing results directory or a profile that
+cannot be read.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from pathlib import Path
 
 from roundlab import paths
 from roundlab.errors import ConfigError, WriteFailed
+from roundlab.results import UnreadableResult
 
 # The errors the command stops with in one line: their prefix and exit code.
 ONE_LINE = (
+    (UnreadableResult, "result refused", 1),
     (WriteFailed, "write error", 1),
     (ConfigError, "config error", 2),
 )
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             with_cost=not args.no_cost,
             profile=args.profile,
         )
-    except (WriteFailed, ConfigError) as err:
+    except (UnreadableResult, WriteFailed, ConfigError) as err:
         prefix, code = next((p, c) for kind, p, c in ONE_LINE if isinstance(err, kind))
         print(f"{prefix}: {err}", file=sys.stderr)
         return code

@@ -73,13 +73,20 @@ def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
             f" (its plan recomputed from {manifest[RECOMPUTED]}: "
             f"`{paths.SWEEP_MANIFEST}` is missing)"
         )
+    unverified = [r for r in runs if r.digest is None]
+    older = (
+        f" {len(unverified)} result files predate content digests (format_version < "
+        f"{results_io.DIGEST_SINCE}): nothing vouches that they hold what training wrote."
+        if unverified
+        else ""
+    )
     return Paragraph(
         f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
-        f"{profile}. Built from the result files under `{results_dir.name}/` alone. Every "
-        "learning rate and setting is chosen on the validation split and reported on the test "
-        "split; the Method section says how, and how small a difference each table could "
-        "detect."
+        f"{profile}. Built from the result files under `{results_dir.name}/` alone, each "
+        f"checked against its content digest.{older} Every learning rate and setting is chosen "
+        "on the validation split and reported on the test split; the Method section says how, "
+        "and how small a difference each table could detect."
     )
 
 
@@ -124,12 +131,13 @@ def build_report(
     roundlab.activations (gallery, gradient checks); ``with_cost`` False leaves out the numpy cost
     recorded in ``<root>/bench/numpy_cost.json``; ``profile`` names the sweep profile whose plan
     the results should hold when their manifest is missing (:mod:`roundlab.report.planned`).
-    Nothing is timed: the same inputs give the same bytes. Raises WriteFailed for a file it
-    cannot write."""
+    Nothing is timed: the same inputs give the same bytes. Raises
+    :class:`roundlab.results.UnreadableResult` for a result file that is unreadable or was
+    edited (before anything is written), WriteFailed for a file it cannot write."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
-    figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
     manifest = planned_runs(results_dir, root, profile)
+    figdir = _fresh_figures(reports_dir)
     groups = tune_groups(group(runs))
     swept = swept_values(groups)
     headlines = {d: headline(d, cfgs) for d, cfgs in groups.items()}

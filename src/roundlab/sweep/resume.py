@@ -3,7 +3,9 @@
 A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false`` or
 ``python -m roundlab.sweep --fresh`` retrains every job) and its result file
 
-- exists and parses,
+- exists, parses and matches its digest (:func:`roundlab.results.content_digest`: a file
+  edited by hand is trained again; a file older than digests, ``format_version`` < 4, has none
+  and is never reused),
 - carries the job's :func:`roundlab.run.fingerprint.fingerprint` (same config, code and data; a file
   written before fingerprints existed has none and is never reused), and
 - is FINISHED, or FAILED for a deterministic reason (``deterministic_failure`` in the file):
@@ -44,9 +46,9 @@ def reusable(cfg: DictConfig) -> RunResult | None:
     try:
         old = results.read(path)
         current = fingerprint(cfg)
-    except (ValueError, OSError):  # an unreadable file or data: training reports it
+    except (ValueError, OSError):  # an unreadable or edited file, or data: training reports it
         return None
-    if old.fingerprint != current:
+    if old.digest is None or old.fingerprint != current:
         return None
     return old if old.status == FINISHED or old.deterministic_failure else None
 

@@ -225,5 +225,5 @@ def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
 def _finished(path: Path) -> bool:
     try:
         return results.read(path).ok
-    except (ValueError, OSError):  # absent or unreadable: not a finished run
+    except (ValueError, OSError):  # absent, unreadable or edited: not a finished run
         return False
