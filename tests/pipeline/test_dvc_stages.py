@@ -77,6 +77,7 @@ PLANNING = {
     "src/roundlab/sweep/__init__.py",
     "src/roundlab/sweep/plan.py",
     "src/roundlab/sweep/profile.py",
+    "src/roundlab/sweep/profile_fields.py",
 }
 
 
