@@ -14,3 +14,13 @@ class ConfigError(ValueError):
 
 class TrackingUnreachable(RuntimeError):
     """The tracking server does not answer and ``tracking.on_unreachable`` says to fail."""
+
+
+class WriteFailed(OSError):
+    """A file roundlab writes could not be written whole (no space, no permission, a read-only
+    file system). Raised by :func:`roundlab.paths.atomic_path`, which leaves no partial file;
+    ``errno`` is the cause's (``errno.ENOSPC``, ``errno.EACCES``)."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno

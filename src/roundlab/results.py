@@ -6,22 +6,30 @@ browsing but is never read by the report.
 
 Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``,
 the run's :class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
+
+Each file carries a digest of its content (:func:`content_digest`), checked whenever it is read:
+a file edited by hand (a metric changed, a history shortened) is refused, so a resumed sweep
+trains that run again and the report names the file instead of printing its numbers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from roundlab.paths import atomic_write
 from roundlab.runs import DEFAULT_LEARNING_RATE, RUN_INDEPENDENT_KEYS, RunKey
 
 # Files of every readable version load, the fields a version lacks left at their defaults
 # (docs/result-schema.md says what each version holds): old results stay readable by the report.
-FORMAT_VERSION = 3
-READABLE_VERSIONS = (1, 2, FORMAT_VERSION)
+FORMAT_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, FORMAT_VERSION)
+# The first version whose files must carry their digest: one without is refused.
+DIGEST_SINCE = 4
 FINISHED = "FINISHED"
 FAILED = "FAILED"
 # Stopped by SIGINT or SIGTERM (roundlab.interruption), or found RUNNING after its process died.
@@ -30,6 +38,11 @@ STATUSES = (FINISHED, FAILED, KILLED)
 # The splits a run is evaluated on (the training split is not).
 EVAL_SPLITS = ("val", "test", "extrapolate")
 METRICS = ("exact_match", "mae", "rmse", "within_one")
+
+
+class UnreadableResult(ValueError):
+    """A result file that cannot be trusted: not JSON, not a result, of an unknown version, or
+    edited since it was written (its digest does not match)."""
 
 
 @dataclass
@@ -74,6 +87,9 @@ class RunResult:
     # A finished run's saved model and what predicting needs
     # (roundlab.serving.saved_models.ModelCard)
     model: dict[str, Any] = field(default_factory=dict)
+    # content_digest of the file it was read from or last written to; None for a file older
+    # than DIGEST_SINCE, whose content nothing vouches for
+    digest: str | None = None
     format_version: int = FORMAT_VERSION
 
     def __post_init__(self) -> None:
@@ -109,10 +125,10 @@ class RunResult:
         known = {f.name for f in fields(cls)}
         missing = [key for key in ("status", "dataset", "approach", "seed") if key not in data]
         if missing:
-            raise ValueError(f"{source}: not a roundlab result file, missing keys {missing}")
+            raise UnreadableResult(f"{source}: not a roundlab result file, missing keys {missing}")
         version = data.get("format_version")
         if version not in READABLE_VERSIONS:
-            raise ValueError(
+            raise UnreadableResult(
                 f"{source}: result format_version must be one of {READABLE_VERSIONS}. "
                 f"Received: format_version={version!r}"
             )
@@ -135,28 +151,56 @@ def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     return sorted(k for k in keys if old_flat.get(k) != new_flat.get(k))
 
 
+def content_digest(document: dict[str, Any]) -> str:
+    """SHA-256 of a result file's content: the canonical JSON (sorted keys, no whitespace,
+    ASCII) of every field but ``digest`` itself, so metrics, baseline, oracle, history, config,
+    status, error, fingerprint and model card are all covered."""
+    body = {k: v for k, v in document.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def write(result: RunResult, path: Path) -> Path:
-    """Write atomically (a crash never leaves half a file for the report to choke on)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(_jsonable(result.to_dict()), indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
+    """Write atomically (a crash or a full disk never leaves half a file for the report to choke
+    on), with the content's digest, which is also set on ``result``."""
+    document = _jsonable(result.to_dict())
+    document["digest"] = result.digest = content_digest(document)
+    return atomic_write(Path(path), json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 
 def read(path: Path) -> RunResult:
+    """The result file at ``path``; :class:`UnreadableResult` naming it when it is not valid
+    JSON, not a result file, of an unknown version, or its digest does not match its content."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err}); rerun the sweep (dvc repro)") from err
-    return RunResult.from_dict(data, source=str(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise UnreadableResult(
+            f"{path}: not valid JSON ({err}); rerun the sweep (dvc repro)"
+        ) from None
+    if not isinstance(data, dict):
+        raise UnreadableResult(f"{path}: not a roundlab result file, a JSON {type(data).__name__}")
+    result = RunResult.from_dict(data, source=str(path))
+    _check_digest(data, path)
+    return result
+
+
+def _check_digest(data: dict[str, Any], path: Path) -> None:
+    recorded = data.get("digest")
+    if recorded is None and data["format_version"] < DIGEST_SINCE:
+        return  # written before digests: read as it is, never reused by a resumed sweep
+    actual = content_digest(data)
+    if recorded != actual:
+        raise UnreadableResult(
+            f"{path} must hold what training wrote, and its digest says it was edited since: "
+            f"train that run again (python -m roundlab.sweep retrains it). "
+            f"Received: digest={recorded}, content digest={actual}"
+        )
 
 
 def read_all(results_dir: Path) -> list[RunResult]:
-    """Every result file below ``results_dir``, in a stable order."""
-    return [read(p) for p in sorted(Path(results_dir).rglob("*.json"))]
+    """Every result file (``seed=*.json``) below ``results_dir``, in a stable order."""
+    return [read(p) for p in sorted(Path(results_dir).rglob("seed=*.json"))]
 
 
 def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from omegaconf import OmegaConf
 
@@ -130,3 +132,24 @@ def test_a_stamped_result_file_round_trips_its_fingerprint(compose):
     back = results.read(RunKey.from_config(cfg).result_path(cfg.results_dir))
     assert back.fingerprint == written.fingerprint == fingerprint.fingerprint(cfg)
     assert back.deterministic_failure is True
+
+
+def test_a_result_file_edited_by_hand_is_trained_again(compose):
+    cfg = resolved(compose("approach=regression"))
+    _written(cfg)
+    path = RunKey.from_config(cfg).result_path(cfg.results_dir)
+    assert resume.reusable(cfg) is not None
+    path.write_text(path.read_text().replace('"exact_match": 0.5', '"exact_match": 0.999'))
+    assert '"exact_match": 0.999' in path.read_text()
+    assert resume.reusable(cfg) is None
+
+
+def test_a_result_file_older_than_digests_is_trained_again(compose):
+    cfg = resolved(compose("approach=regression"))
+    _written(cfg)
+    path = RunKey.from_config(cfg).result_path(cfg.results_dir)
+    document = json.loads(path.read_text())
+    del document["digest"]
+    path.write_text(json.dumps({**document, "format_version": 3}))
+    assert results.read(path).fingerprint == fingerprint.fingerprint(cfg)  # readable, same run
+    assert resume.reusable(cfg) is None

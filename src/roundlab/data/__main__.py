@@ -17,6 +17,7 @@ from roundlab import paths
 from roundlab.data.build import compose_config, generate
 from roundlab.data.schemas import require
 from roundlab.data.store import save
+from roundlab.errors import WriteFailed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +43,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"error: {error}{cause}", file=sys.stderr)
         return 1
-    target = save(dataset, (args.data_dir or paths.data_dir()) / dataset.name)
+    try:
+        target = save(dataset, (args.data_dir or paths.data_dir()) / dataset.name)
+    except WriteFailed as error:  # a full disk, no permission: one line naming the directory
+        print(f"write error: {error}", file=sys.stderr)
+        return 1
     sizes = ", ".join(f"{split} {len(part)}" for split, part in dataset.splits.items())
     lo, hi = dataset.label_range("train")
     print(

@@ -102,27 +102,47 @@ def assemble(
 def save(dataset: Dataset, directory: Path) -> Path:
     """Write ``dataset`` to ``directory`` atomically: readers see the old or the new one whole.
 
-    Files are written into a temporary sibling directory that then replaces ``directory``.
+    Files are written into a temporary sibling directory, flushed to disk, that then replaces
+    ``directory``: the whole directory is the unit, since meta.json records its arrays' hashes.
+    A failure (a full disk, no permission) leaves the old directory as it was, removes the
+    temporary one and raises :class:`roundlab.errors.WriteFailed` naming ``directory``.
     """
     directory = Path(directory)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    except OSError as err:
+        raise paths.write_failed(directory, err) from None
+    retired = staging.with_name(staging.name + ".old")
     try:
         os.chmod(staging, 0o755)  # mkdtemp makes it private; data/ is meant to be shared
         for split, entry in dataset.meta["splits"].items():
             part = dataset.splits[split]
-            (staging / entry["x"]["file"]).write_bytes(npy_bytes(part.x))
-            (staging / entry["y"]["file"]).write_bytes(npy_bytes(part.y))
-        (staging / META).write_text(json.dumps(dataset.meta, indent=2, sort_keys=True) + "\n")
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    retired = staging.with_name(staging.name + ".old")
-    if directory.exists():
-        directory.rename(retired)
-    staging.rename(directory)
+            _write(staging / entry["x"]["file"], npy_bytes(part.x))
+            _write(staging / entry["y"]["file"], npy_bytes(part.y))
+        meta = json.dumps(dataset.meta, indent=2, sort_keys=True) + "\n"
+        _write(staging / META, meta.encode())
+        if directory.exists():
+            directory.rename(retired)
+        try:
+            staging.rename(directory)
+        except OSError:
+            if retired.exists():  # put the old data back
+                retired.rename(directory)
+            raise
+    except OSError as err:
+        raise paths.write_failed(directory, err) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when the rename succeeded
     shutil.rmtree(retired, ignore_errors=True)
     return directory
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def locate(name_or_path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None) -> Path:

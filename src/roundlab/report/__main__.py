@@ -1,4 +1,10 @@
-"""``python -m roundlab.report``: build reports/ from results/ (the DVC report stage)."""
+"""``python -m roundlab.report``: build reports/ from results/ (the DVC report stage).
+
+Exit codes: 0; 1 for a result file it refuses (unreadable, or edited since training wrote it:
+its digest does not match) or a file it cannot write, in one line naming the file, with
+nothing written for a refused result; 2 for a missing results directory or a profile that
+cannot be read.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,18 @@ import sys
 from pathlib import Path
 
 from roundlab import paths
+from roundlab.errors import ConfigError, WriteFailed
+from roundlab.results import UnreadableResult
+
+# The errors the command stops with in one line: their prefix and exit code.
+ONE_LINE = (
+    (UnreadableResult, "result refused", 1),
+    (WriteFailed, "write error", 1),
+    (ConfigError, "config error", 2),
+)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m roundlab.report", description=__doc__)
     parser.add_argument(
         "--results",
@@ -27,11 +42,21 @@ def main(argv: list[str] | None = None) -> int:
         help="leave out the gallery and gradient checks (no TensorFlow needed)",
     )
     parser.add_argument(
+        "--profile",
+        default=None,
+        help="the sweep profile whose plan the results hold, when results/_sweep.yaml is missing "
+        "(default: params.yaml `profile` for the project's results/)",
+    )
+    parser.add_argument(
         "--no-cost",
         action="store_true",
         help="leave out the recorded numpy cost (bench/numpy_cost.json)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from roundlab.report.pipeline import build_report
 
@@ -43,13 +68,19 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    out = build_report(
-        results,
-        args.out or paths.reports_dir(),
-        paths.project_root(),
-        gradients=not args.no_gradients,
-        with_cost=not args.no_cost,
-    )
+    try:
+        out = build_report(
+            results,
+            args.out or paths.reports_dir(),
+            paths.project_root(),
+            gradients=not args.no_gradients,
+            with_cost=not args.no_cost,
+            profile=args.profile,
+        )
+    except (UnreadableResult, WriteFailed, ConfigError) as err:
+        prefix, code = next((p, c) for kind, p, c in ONE_LINE if isinstance(err, kind))
+        print(f"{prefix}: {err}", file=sys.stderr)
+        return code
     print(
         f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), "
         f"{len(out.metrics)} metrics files"

@@ -16,6 +16,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from roundlab.paths import atomic_write
+
 GRAPH = "graph (tf.function)"
 XLA = "XLA (jit_compile=True)"
 RECORD = Path("bench") / "numpy_cost.json"
@@ -43,9 +45,7 @@ class Recorded:
 
 
 def write(recorded: Recorded, path: Path) -> Path:
-    path = Path(path)
-    path.write_text(json.dumps(recorded.to_dict(), indent=1, sort_keys=True) + "\n")
-    return path
+    return atomic_write(Path(path), json.dumps(recorded.to_dict(), indent=1, sort_keys=True) + "\n")
 
 
 def read(path: Path) -> Recorded | None:

@@ -5,9 +5,11 @@ columns of ``dvc exp show`` and ``dvc metrics diff``), metrics/ with every appro
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
+from roundlab.paths import atomic_write
 from roundlab.report.curves import SweepCurve
 from roundlab.report.headline import Headline
 from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration, selection_key
@@ -53,9 +55,7 @@ def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Pat
     _fresh(metrics_dir, "*.json")
     paths = []
     for name, entry in rows.items():
-        path = metrics_dir / f"{name}.json"
-        path.write_text(json.dumps(entry, indent=2) + "\n")
-        paths.append(path)
+        paths.append(atomic_write(metrics_dir / f"{name}.json", json.dumps(entry, indent=2) + "\n"))
     return paths
 
 
@@ -75,8 +75,7 @@ def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
             "exact_match": _num(best.metric("test", "exact_match").mean),
             "mae": _num(best.metric("test", "mae").mean),
         }
-    path.write_text(json.dumps(entry, indent=2) + "\n")
-    return path
+    return atomic_write(path, json.dumps(entry, indent=2) + "\n")
 
 
 def _num(value: float) -> float | None:
@@ -90,12 +89,12 @@ def write_plots(curves: dict[str, list[SweepCurve]], plot_dir: Path) -> list[Pat
     paths = []
     for dataset, dataset_curves in curves.items():
         for curve in dataset_curves:
+            text = io.StringIO(newline="")
+            writer = csv.writer(text)
+            writer.writerow(PLOT_COLUMNS)
+            writer.writerows(_plot_rows(curve))
             path = plot_dir / f"sweep-{dataset}-{curve.activation}.csv"
-            with path.open("w", newline="") as fh:
-                writer = csv.writer(fh)
-                writer.writerow(PLOT_COLUMNS)
-                writer.writerows(_plot_rows(curve))
-            paths.append(path)
+            paths.append(atomic_write(path, text.getvalue()))
     return paths
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from roundlab import paths
 from roundlab import results as results_io
 from roundlab.report import (
@@ -33,6 +31,7 @@ from roundlab.report.gradients import compute_gradients, gallery_rows
 from roundlab.report.headline import headline
 from roundlab.report.headline_sections import headline_blocks
 from roundlab.report.method import method_blocks
+from roundlab.report.planned import RECOMPUTED, missing_runs, planned_runs
 from roundlab.report.protocol import protocol
 from roundlab.report.selection import Configuration, group, swept_values
 from roundlab.report.tuning import tune_groups
@@ -58,17 +57,6 @@ class Outputs:
     plots: list[Path]
 
 
-def read_manifest(results_dir: Path) -> dict:
-    """The sweep's record (profile, planned result files, wall time), or {} when absent."""
-    path = Path(results_dir) / paths.SWEEP_MANIFEST
-    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
-
-
-def missing_runs(results_dir: Path, manifest: dict) -> list[str]:
-    """Result files the sweep planned that do not exist."""
-    return sorted(p for p in manifest.get("planned", []) if not (results_dir / p).is_file())
-
-
 def _fresh_figures(reports_dir: Path) -> Path:
     figdir = reports_dir / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
@@ -79,13 +67,26 @@ def _fresh_figures(reports_dir: Path) -> Path:
 
 def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
     n_ok = sum(r.ok for r in runs)
+    profile = f"sweep profile `{manifest.get('profile', 'unknown')}`"
+    if manifest.get(RECOMPUTED):
+        profile += (
+            f" (its plan recomputed from {manifest[RECOMPUTED]}: "
+            f"`{paths.SWEEP_MANIFEST}` is missing)"
+        )
+    unverified = [r for r in runs if r.digest is None]
+    older = (
+        f" {len(unverified)} result files predate content digests (format_version < "
+        f"{results_io.DIGEST_SINCE}): nothing vouches that they hold what training wrote."
+        if unverified
+        else ""
+    )
     return Paragraph(
         f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
-        f"sweep profile `{manifest.get('profile', 'unknown')}`. Built from the result files "
-        f"under `{results_dir.name}/` alone. Every learning rate and setting is chosen on the "
-        "validation split and reported on the test split; the Method section says how, and how "
-        "small a difference each table could detect."
+        f"{profile}. Built from the result files under `{results_dir.name}/` alone, each "
+        f"checked against its content digest.{older} Every learning rate and setting is chosen "
+        "on the validation split and reported on the test split; the Method section says how, "
+        "and how small a difference each table could detect."
     )
 
 
@@ -124,15 +125,19 @@ def build_report(
     *,
     gradients: bool = True,
     with_cost: bool = True,
+    profile: str | None = None,
 ) -> Outputs:
     """Write the report. ``gradients`` False leaves out the sections computed from
     roundlab.activations (gallery, gradient checks); ``with_cost`` False leaves out the numpy cost
-    recorded in ``<root>/bench/numpy_cost.json``. Nothing is timed: the same inputs give the
-    same bytes."""
+    recorded in ``<root>/bench/numpy_cost.json``; ``profile`` names the sweep profile whose plan
+    the results should hold when their manifest is missing (:mod:`roundlab.report.planned`).
+    Nothing is timed: the same inputs give the same bytes. Raises
+    :class:`roundlab.results.UnreadableResult` for a result file that is unreadable or was
+    edited (before anything is written), WriteFailed for a file it cannot write."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
-    figdir = _fresh_figures(reports_dir)
     runs = results_io.read_all(results_dir)
-    manifest = read_manifest(results_dir)
+    manifest = planned_runs(results_dir, root, profile)
+    figdir = _fresh_figures(reports_dir)
     groups = tune_groups(group(runs))
     swept = swept_values(groups)
     headlines = {d: headline(d, cfgs) for d, cfgs in groups.items()}
@@ -153,10 +158,8 @@ def build_report(
     env = environment.tables(runs, manifest, root)
     doc.add(Heading("7. Environment"), *sections.environment_blocks(env))
 
-    md_path = reports_dir / "report.md"
-    md_path.write_text(render.to_markdown(doc, reports_dir))
-    html_path = reports_dir / "report.html"
-    html_path.write_text(render.to_html(doc))
+    md_path = paths.atomic_write(reports_dir / "report.md", render.to_markdown(doc, reports_dir))
+    html_path = paths.atomic_write(reports_dir / "report.html", render.to_html(doc))
     metrics = [
         dvc_files.write_headline(headlines, reports_dir / "headline.json"),
         *dvc_files.write_metrics(headlines, reports_dir / "metrics"),

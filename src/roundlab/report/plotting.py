@@ -13,6 +13,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
+from roundlab.paths import atomic_path  # noqa: E402
+
 DPI = 100
 PANEL = (4.6, 3.4)  # inches per panel
 X_LABEL = "x (pre-activation, label units)"
@@ -48,10 +50,14 @@ def new_figure(nrows: int, ncols: int, title: str):
 
 
 def save(fig, path: Path) -> Path:
+    """Draw ``fig`` to ``path`` (a temporary name first, :func:`roundlab.paths.atomic_path`) and
+    close it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=DPI, format=path.suffix.lstrip(".") or None)
+    finally:
+        plt.close(fig)
     return path
 
 

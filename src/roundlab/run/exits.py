@@ -4,8 +4,9 @@ it leaves, and the one line a single run stops with instead of a traceback.
 Exit codes of ``python -m roundlab.train``: 0 for a run that finished (a multirun: that ran its
 plan, failed jobs recorded, unless ``fail_on_failed_jobs=true``); 1 for a run that ended FAILED
 or could not start (a config, data or tracking error, in one line without a traceback;
-``HYDRA_FULL_ERROR=1`` shows the traceback of a data error); 130 after SIGINT and 143 after
-SIGTERM, the run recorded KILLED.
+``HYDRA_FULL_ERROR=1`` shows the traceback of a data error) or could not write its files (a
+results_dir it cannot write to, a full disk: one line naming the path); 130 after SIGINT and
+143 after SIGTERM, the run recorded KILLED.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import traceback
 from pathlib import Path
 
-from roundlab.errors import ConfigError, TrackingUnreachable
+from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
 from roundlab.results import FAILED, RunResult
 from roundlab.run.status import write_status
 from roundlab.run.validate import objective
@@ -49,28 +50,34 @@ def job_return(objective_text: str, job_dir: Path, result: RunResult) -> float:
 
 
 def failed_before_training(err: Exception, job_dir: Path, multirun: bool, maximise: bool) -> float:
-    """A bad value, missing data or a dead tracking server: no result file. A single run stops
-    here (in one line, without a traceback, for the errors :func:`one_line` knows); a sweep
-    counts the job as failed and goes on."""
+    """A bad value, missing data, a dead tracking server, or files that could not be written:
+    no result file. A single run stops here (in one line, without a traceback, for the errors
+    :func:`one_line` knows); a sweep counts the job as failed and goes on."""
     if not multirun:
         message = one_line(err)
         if message is None:
             raise err
         raise SystemExit(message) from err
-    reason = str(err) if isinstance(err, ConfigError) else f"{type(err).__name__}: {err}"
-    log.error("job failed before training: %s", reason)
+    if isinstance(err, WriteFailed):
+        reason = f"write error: {err}"
+    else:
+        reason = str(err) if isinstance(err, ConfigError) else f"{type(err).__name__}: {err}"
+    log.error("job failed without a result file: %s", reason)
     write_status(job_dir, FAILED, reason)
     return worst(maximise)
 
 
 def one_line(err: Exception) -> str | None:
-    """The one-line message a single run stops with instead of a traceback: for config and
-    tracking errors, and for data errors (ValueError, OSError raised in roundlab.data) unless
-    ``HYDRA_FULL_ERROR=1`` asks for the traceback. None for anything else (a bug)."""
+    """The one-line message a single run stops with instead of a traceback: for config,
+    tracking and write errors, and for data errors (ValueError, OSError raised in
+    roundlab.data) unless ``HYDRA_FULL_ERROR=1`` asks for the traceback. None for anything
+    else (a bug)."""
     if isinstance(err, ConfigError):
         return f"config error: {err}"
     if isinstance(err, TrackingUnreachable):
         return f"tracking error: {err}"
+    if isinstance(err, WriteFailed):
+        return f"write error: {err}"
     full_error = os.environ.get("HYDRA_FULL_ERROR") == "1"
     if isinstance(err, ValueError | OSError) and raised_in_data(err) and not full_error:
         return f"data error: {err}"

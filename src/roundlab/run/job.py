@@ -1,13 +1,15 @@
 """One job, as named steps: ``train(cfg) -> RunResult``.
 
-    resolve -> validate -> check tracking -> start the session -> load -> build -> fit -> record
+    resolve -> validate -> check results_dir -> check tracking -> start the session -> load
+        -> build -> fit -> record
 
 Each step is a function of the values it uses. The steps raise
-:class:`roundlab.errors.ConfigError` for a config that cannot run and
-:class:`roundlab.errors.TrackingUnreachable` for a dead tracking server under the fail policy,
-and let data errors propagate: nothing is written then. Any failure once training starts (no
-gradient, NaN loss, a crash) becomes a FAILED result (:mod:`roundlab.run.recording`); an
-interruption is recorded KILLED and re-raised.
+:class:`roundlab.errors.ConfigError` for a config that cannot run,
+:class:`roundlab.errors.WriteFailed` for a results_dir it cannot write to (before anything
+trains, not when the result is written) and :class:`roundlab.errors.TrackingUnreachable` for a
+dead tracking server under the fail policy, and let data errors propagate: nothing is written
+then. Any failure once training starts (no gradient, NaN loss, a crash) becomes a FAILED
+result (:mod:`roundlab.run.recording`); an interruption is recorded KILLED and re-raised.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import approaches, data
+from roundlab import approaches, data, paths
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import evaluation, models, references, session, single
@@ -44,6 +46,7 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
     ``sweep_dir`` makes the MLflow run a child of that sweep's parent run."""
     cfg = resolve(cfg)
     validate(cfg)
+    paths.check_writable(Path(cfg.results_dir), "results_dir")
     usable(cfg.tracking)  # a dead tracking server stops the run here, before data and training
     device = session.start(cfg.seed, cfg.trainer.deterministic, cfg.trainer.mixed_precision)
     dataset = load(cfg.dataset, cfg.objective)

@@ -1,6 +1,7 @@
 """What every run leaves behind, whichever engine trained it: its result file, its MLflow run
 and one log line. Failures and interruptions once training starts are captured here, in one
-place."""
+place. A result file or model that cannot be written (a full disk, no permission) leaves neither
+behind, ends the MLflow run FAILED and raises :class:`roundlab.errors.WriteFailed`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from roundlab import results
 from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization
 from roundlab.engine.outcome import TrainingFailed
+from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, checkpoint
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.runs import RunKey
@@ -98,7 +100,10 @@ class Recording:
             yield self.result
         except Interrupted as err:
             self.result.status, self.result.error = KILLED, err.reason
-            self.close()
+            try:
+                self.close()
+            except WriteFailed as failed:  # the interruption, not the write, ends the process
+                log.error("%s", failed)
             raise
         except TrainingFailed as err:
             self.fail(str(err))
@@ -120,7 +125,8 @@ class Recording:
         """Save a finished run's model, write the result file, end the MLflow run, log one
         line. A signal landing meanwhile does not cut the record off halfway: the steps not yet
         done are done (a second signal is ignored while the first is recorded), then the
-        interruption goes on up."""
+        interruption goes on up. Raises WriteFailed (the MLflow run ended FAILED) when either
+        file cannot be written."""
         try:
             self._close()
         except Interrupted:
@@ -134,9 +140,17 @@ class Recording:
             return
         if not self._written:
             _warn_if_replacing_another_setup(self.path, result)
-            self._model_file = self._save_model()
-            result.duration_s = time.perf_counter() - self.started
-            results.write(result, self.path)
+            try:
+                with self._saved_model() as model_file:
+                    result.duration_s = time.perf_counter() - self.started
+                    results.write(result, self.path)
+            except WriteFailed as err:
+                result.status, result.error = FAILED, f"write error: {err}"
+                if self.tracker is not None:
+                    self.tracker.fail(result.error)
+                self.closed = True
+                raise
+            self._model_file = model_file
             self._written = True
         checkpoint("closing")
         if self.tracker is not None:
@@ -149,17 +163,19 @@ class Recording:
         else:
             log.warning("%s %s: %s", self.path, result.status, result.error)
 
-    def _save_model(self) -> Path | None:
-        """A finished run's model file, its card in the result; a model an earlier run left at
-        this path is removed when this run saves none (failed, killed)."""
-        stale = saved_models.model_path(self.path)
+    @contextlib.contextmanager
+    def _saved_model(self) -> Iterator[Path | None]:
+        """A finished run's model file, saved under its own name once the block (which writes
+        the result file) succeeds, its card in the result; a model an earlier run left at this
+        path is removed when this run saves none (failed, killed)."""
         if self.model is None or self.dataset is None or not self.result.ok:
-            stale.unlink(missing_ok=True)
-            return None
-        path = saved_models.save(self.model, self.path)
-        scale = Standardization.of(self.dataset.train.x, self.cfg.trainer.standardize_features)
-        self.result.model = saved_models.ModelCard.of(path.name, self.dataset, scale).to_dict()
-        return path
+            saved_models.model_path(self.path).unlink(missing_ok=True)
+            yield None
+            return
+        with saved_models.saving(self.model, self.path) as path:
+            scale = Standardization.of(self.dataset.train.x, self.cfg.trainer.standardize_features)
+            self.result.model = saved_models.ModelCard.of(path.name, self.dataset, scale).to_dict()
+            yield path
 
 
 def _log_models(setting: str, sweep_dir: Path | None) -> bool:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from roundlab.paths import atomic_write
 from roundlab.results import FAILED, FINISHED
 
 STATUS_FILE = "roundlab_status.json"
@@ -19,14 +20,13 @@ STATUS_FILE = "roundlab_status.json"
 def write_status(
     job_dir: Path, status: str, error: str | None = None, result_file: Path | None = None
 ) -> None:
-    job_dir = Path(job_dir)
-    job_dir.mkdir(parents=True, exist_ok=True)
     record = {
         "status": status,
         "error": error,
         "result_file": str(result_file) if result_file else None,
     }
-    (job_dir / STATUS_FILE).write_text(json.dumps(record) + "\n")
+    # whole or absent: the sweep's progress reads status files while jobs write them
+    atomic_write(Path(job_dir) / STATUS_FILE, json.dumps(record) + "\n")
 
 
 def job_statuses(sweep_dir: Path, since: float = 0.0) -> list[dict[str, Any]]:

@@ -18,8 +18,9 @@ file's metrics.
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import keras
 import numpy as np
 from omegaconf import OmegaConf
 
-from roundlab import approaches, results
+from roundlab import approaches, paths, results
 from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization, batched
 from roundlab.serving import keras_objects
@@ -117,13 +118,20 @@ def model_problem(path: Path) -> str | None:
     return None
 
 
-def save(model: Any, result_path: Path) -> Path:
+@contextlib.contextmanager
+def saving(model: Any, result_path: Path) -> Iterator[Path]:
     """Save ``model`` beside the result file, without its training setup (the losses and
-    metrics are closures over the approach: the saved network needs no compile to predict)."""
+    metrics are closures over the approach: the saved network needs no compile to predict).
+
+    Keras writes a temporary ``.keras`` name (:func:`roundlab.paths.atomic_path`); the block,
+    which writes the result file, runs before it takes its own name, and when the block raises
+    the model is dropped: a result file and its model are written together or not at all, and
+    a full disk never leaves a truncated model behind. Yields the model's final path."""
     path = model_path(result_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    keras.Model(model.input, model.output, name=model.name).save(path)
-    return path
+    with paths.atomic_path(path) as tmp:
+        keras.Model(model.input, model.output, name=model.name).save(tmp)
+        paths.flush(tmp)  # a full disk fails here, before the result file is written
+        yield path
 
 
 def feature_matrix(

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from roundlab import interruption, paths
-from roundlab.errors import ConfigError, TrackingUnreachable
+from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import load_profile
 from roundlab.sweep.runner import failed_jobs_exit, run
@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except RuntimeError as err:
         print(err, file=sys.stderr)
+        return 1
+    except WriteFailed as err:  # a directory it cannot write to, a full disk: one line
+        print(f"write error: {err}", file=sys.stderr)
         return 1
     except interruption.Interrupted as err:
         print(

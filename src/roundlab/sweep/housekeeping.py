@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from roundlab.paths import TEMPORARY_GLOB
+
 # Left in a reused job's output directory, so the sweep's bookkeeping can count reused jobs.
 REUSED_MARK = "roundlab_reused"
 
@@ -21,7 +23,8 @@ def reused_jobs(sweep_dir: Path, since: float = 0.0) -> int:
 
 def prune(results_dir: Path, planned: Iterable[Path]) -> list[Path]:
     """Remove the result files under ``results_dir`` that are not ``planned`` (runs no longer in
-    the sweep) with their saved models, the ``.tmp`` files a killed write left, and directories
+    the sweep) with their saved models, the temporary files a killed write left
+    (:data:`roundlab.paths.TEMPORARY_GLOB`, and the ``.tmp`` of older versions), and directories
     left empty. Returns the removed result files. Only files of the result layout are touched."""
     keep = {Path(p).absolute() for p in planned}
     removed = []
@@ -30,8 +33,9 @@ def prune(results_dir: Path, planned: Iterable[Path]) -> list[Path]:
             path.unlink()
             path.with_suffix(".keras").unlink(missing_ok=True)
             removed.append(path)
-    for tmp in Path(results_dir).rglob("seed=*.json.tmp"):
-        tmp.unlink()
+    for pattern in (TEMPORARY_GLOB, "seed=*.json.tmp"):
+        for tmp in Path(results_dir).rglob(pattern):
+            tmp.unlink()
     for directory in sorted(Path(results_dir).glob("**/*"), reverse=True):
         if directory.is_dir() and not any(directory.iterdir()):
             directory.rmdir()

@@ -20,8 +20,10 @@ from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
 from hydra.types import TaskFunction
 from omegaconf import DictConfig
 
+from roundlab import paths
+from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, checkpoint
-from roundlab.run.exits import job_return
+from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.sweep import grouping, vectorized
 from roundlab.sweep.jobs import job_configs, schedule, training_configs
 
@@ -67,8 +69,14 @@ def _launch_group(
     """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
     (:class:`Interrupted`) records KILLED every member whose record is not closed, wherever it
     landed (training, between members, inside Hydra's run_job before the member's recording,
-    in it, while closing it), then stops the sweep."""
+    in it, while closing it), then stops the sweep. A
+    results_dir it cannot write to trains nothing: each job runs the ordinary way, which fails
+    before training."""
     sweep_dir = Path(str(launcher.config.hydra.sweep.dir)).absolute()
+    try:
+        paths.check_writable(Path(cfgs[0].results_dir), "results_dir")
+    except WriteFailed:
+        return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
     try:
         trained = vectorized.train_group(cfgs)
     except Interrupted as err:
@@ -105,7 +113,11 @@ def _member_task(trained: vectorized.TrainedGroup, position: int) -> TaskFunctio
     def task(cfg: DictConfig) -> float:
         checkpoint("member job")
         hc = HydraConfig.get()
-        result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
-        return job_return(cfg.objective, Path(hc.runtime.output_dir), result)
+        job_dir = Path(hc.runtime.output_dir)
+        try:
+            result = vectorized.record_member(trained, position, Path(hc.sweep.dir).absolute())
+        except WriteFailed as err:  # no result file: the job fails, as a job trained alone does
+            return failed_before_training(err, job_dir, True, maximised(cfg.objective))
+        return job_return(cfg.objective, job_dir, result)
 
     return task

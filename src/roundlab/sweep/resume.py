@@ -3,7 +3,9 @@
 A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false`` or
 ``python -m roundlab.sweep --fresh`` retrains every job) and its result file
 
-- exists and parses,
+- exists, parses and matches its digest (:func:`roundlab.results.content_digest`: a file
+  edited by hand is trained again; a file older than digests, ``format_version`` < 4, has none
+  and is never reused),
 - carries the job's :func:`roundlab.run.fingerprint.fingerprint` (same config, code and data; a file
   written before fingerprints existed has none and is never reused), and
 - is FINISHED, or FAILED for a deterministic reason (``deterministic_failure`` in the file):
@@ -27,6 +29,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from roundlab import results
+from roundlab.paths import atomic_write
 from roundlab.results import FINISHED, RunResult
 from roundlab.run.fingerprint import fingerprint
 from roundlab.run.job import resolve
@@ -47,9 +50,9 @@ def reusable(cfg: DictConfig) -> RunResult | None:
     try:
         old = results.read(path)
         current = fingerprint(cfg)
-    except (ValueError, OSError):  # an unreadable file or data: training reports it
+    except (ValueError, OSError):  # an unreadable or edited file, or data: training reports it
         return None
-    if old.fingerprint != current:
+    if old.digest is None or old.fingerprint != current:
         return None
     if old.status == FINISHED and old.model:
         problem = saved_models.model_problem(path.parent / str(old.model.get("file")))
@@ -65,8 +68,7 @@ def reuse(cfg: DictConfig, job_dir: Path) -> RunResult | None:
     found = reusable(resolve(cfg))
     if found is None:
         return None
-    Path(job_dir).mkdir(parents=True, exist_ok=True)
-    (Path(job_dir) / REUSED_MARK).write_text(f"{found.status}\n")
+    atomic_write(Path(job_dir) / REUSED_MARK, f"{found.status}\n")
     log.info(
         "%s reused: %s with the same fingerprint (sweep.resume=false retrains)",
         found.key.result_path(cfg.results_dir),

@@ -2,17 +2,20 @@
 ``processes`` of them at once (a stacked program of small networks keeps about one core busy).
 
 Every job writes its result file under ``results/``, the stage's DVC output (``persist:
-true``: DVC keeps it between runs). ``results/_sweep.yaml`` records the profile and the plan
-(every result file the grid should produce), so the report can name runs that left no file; it
-holds nothing that changes from one run of the same plan to the next, so a resumed sweep that
-reuses every run leaves results/ byte-identical. What does change (commands, exit codes, wall
-times, how many jobs were reused) goes to ``multirun/_sweep_log.yaml``.
+true``: DVC keeps it between runs). Both the results directory and the sweep directory are
+checked writable before any multirun starts, so a read-only or misnamed directory fails in
+one line at once, not after training. ``results/_sweep.yaml`` records the profile and the plan
+(every result file the grid should produce), written before the multiruns start, so the report
+can name runs that left no file even after a crash; it holds nothing that changes from one run
+of the same plan to the next, so a resumed sweep that reuses every run leaves results/
+byte-identical. What does change (commands, exit codes, wall times, how many jobs were reused)
+goes to ``multirun/_sweep_log.yaml``.
 
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
-changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and ``.tmp``
-files of killed writes, are removed first: ``results/`` holds exactly the plan.
+changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and the
+temporary files of killed writes, are removed first: ``results/`` holds exactly the plan.
 """
 
 from __future__ import annotations
@@ -140,18 +143,21 @@ def _log_entry(launched: _Launched) -> dict[str, Any]:
 def run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
 ) -> dict[str, Any]:
-    """Run every multirun, write the manifest, and return it. Jobs whose result files can be
-    kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises RuntimeError naming the
-    multiruns that exited with an error (a job that fails is not one: it is recorded as a
-    FAILED result and the multirun goes on); TrackingUnreachable, before any multirun starts,
-    when the tracking server does not answer and the jobs' policy is to fail
-    (:mod:`roundlab.sweep.tracking_check`); and :class:`roundlab.sweep.lock.ResultsDirBusy`
-    when another sweep writes into ``results_dir`` (:mod:`roundlab.sweep.lock`)."""
+    """Write the manifest, run every multirun, and return the manifest. Jobs whose result files
+    can be kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises
+    TrackingUnreachable, before anything is written, when the tracking server does not answer
+    and the jobs' policy is to fail (:mod:`roundlab.sweep.tracking_check`); WriteFailed for a
+    directory it cannot write to (before anything runs) or a file it cannot write;
+    :class:`roundlab.sweep.lock.ResultsDirBusy` when another sweep writes into ``results_dir``
+    (:mod:`roundlab.sweep.lock`); RuntimeError naming the multiruns that exited with an error (a
+    job that fails is not one: it is recorded as a FAILED result and the multirun goes on)."""
     results_dir, sweep_root = Path(results_dir).absolute(), Path(sweep_root).absolute()
     # Before anything is written, removed or started: a server that does not answer fails the
     # sweep here (TrackingUnreachable) or turns tracking off for every multirun, with one warning.
     tracking = tracking_check.decide(profile)
     profile = replace(profile, tracking=tracking.enabled)
+    paths.check_writable(results_dir, "--results")
+    paths.check_writable(sweep_root, "--sweep-dir")
     with lock.hold(results_dir):
         return _run(profile, results_dir, sweep_root, fresh, tracking.uri)
 
@@ -163,6 +169,13 @@ def _run(
     removed = prepare(results_dir, sweep_root, multiruns)
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
+    planned = [
+        p.relative_to(results_dir).as_posix()
+        for m in multiruns
+        for p in m.result_files(results_dir)
+    ]
+    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
+    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
         _prepare_store(tracking_uri)
@@ -180,17 +193,10 @@ def _run(
         progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
 
     log = _run_multiruns(multiruns, profile, start, report)
-    planned = [
-        p.relative_to(results_dir).as_posix()
-        for m in multiruns
-        for p in m.result_files(results_dir)
-    ]
-    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
-    (results_dir / MANIFEST).write_text(yaml.safe_dump(manifest, sort_keys=False))
     progress.close()
     wall = round(time.perf_counter() - started, 1)
-    (sweep_root / LOG).write_text(
-        yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
+    paths.atomic_write(
+        sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
     )
     missing = [p for p in planned if not (results_dir / p).is_file()]
     reused = sum(r["reused"] for r in log)
@@ -218,10 +224,10 @@ def _prepare_store(uri: str) -> None:
 
 
 def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
-    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file or
-    did not finish, else 0."""
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
+    file that cannot be read, or did not finish, else 0."""
     paths_ = [Path(results_dir) / p for p in planned]
-    bad = [p for p in paths_ if not p.is_file() or not results.read(p).ok]
+    bad = [p for p in paths_ if not _finished(p)]
     if not bad:
         return 0
     print(
@@ -230,3 +236,10 @@ def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
         file=sys.stderr,
     )
     return 1
+
+
+def _finished(path: Path) -> bool:
+    try:
+        return results.read(path).ok
+    except (ValueError, OSError):  # absent, unreadable or edited: not a finished run
+        return False

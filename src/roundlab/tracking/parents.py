@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from roundlab.paths import atomic_write
 from roundlab.tracking.store import _now_ms, client, experiment_id, owner
 
 ROLE_TAG = "roundlab.role"
@@ -62,7 +63,7 @@ def sweep_identity(sweep_dir: Path) -> dict[str, str]:
 
 def _new_identity(sweep_dir: Path) -> dict[str, str]:
     identity = {SWEEP_ID_TAG: uuid.uuid4().hex, **owner()}
-    (sweep_dir / SWEEP_ID_FILE).write_text(json.dumps(identity) + "\n")
+    atomic_write(sweep_dir / SWEEP_ID_FILE, json.dumps(identity) + "\n")
     return identity
 
 

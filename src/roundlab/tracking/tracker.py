@@ -18,7 +18,9 @@ from typing import Any
 
 from roundlab import paths
 from roundlab.tracking.params import (
+    ERROR_TAG,
     MAX_PARAM,
+    MAX_TAG,
     data_digest,
     final_metrics,
     origin_tags,
@@ -127,6 +129,15 @@ class RunTracker:
             self._log_model(result_file, model_file, result.model["features"])
         # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
         self._client.set_terminated(self.run_id, result.status)
+
+    def fail(self, reason: str) -> None:
+        """End the run FAILED with ``reason`` (the tag ``roundlab.error``) when its result could
+        not be written: there is no result file to log, and the run must not stay RUNNING."""
+        self._guard(lambda: self._fail(reason))
+
+    def _fail(self, reason: str) -> None:
+        self._client.set_tag(self.run_id, ERROR_TAG, reason[:MAX_TAG])
+        self._client.set_terminated(self.run_id, "FAILED")
 
     def _log_model(self, result_file: Path, model_file: Path, features: list[str]) -> None:
         """The model as ``runs:/<id>/model``; a failure costs the model, not the run's record."""

@@ -1,0 +1,64 @@
+"""Which runs the report expects, so that it can name every planned run without a result file.
+
+The sweep writes its plan to ``results/_sweep.yaml`` before any multirun starts. When that file
+is gone (deleted, lost with a disk that filled, or results from before it was written first),
+the plan is recomputed from the profile with the sweep's own planning code
+(:func:`roundlab.sweep.plan.plan`): the profile named by ``profile``, else, for the project's
+own ``results/`` (the DVC stage's), the active profile of params.yaml. Another results directory
+without a manifest has no known plan: nothing says which profile wrote it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import paths
+from roundlab.errors import ConfigError
+from roundlab.sweep.plan import plan
+from roundlab.sweep.profile import PROFILES_FILE, load_profile
+
+PARAMS_FILE = "params.yaml"
+# The manifest key saying the plan was recomputed, and from what.
+RECOMPUTED = "recomputed_from"
+
+
+def read_manifest(results_dir: Path) -> dict[str, Any]:
+    """The sweep's record (profile, jobs, planned result files), or {} when absent."""
+    path = Path(results_dir) / paths.SWEEP_MANIFEST
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+
+
+def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> dict[str, Any]:
+    """The manifest of the sweep that wrote ``results_dir``; without one, the plan of
+    ``profile`` (default: params.yaml's active profile, for ``<root>/results`` only) recomputed
+    from ``<root>/params.yaml`` and the profiles beside it, with ``recomputed_from`` set; {} when
+    neither is known. Raises ConfigError for a profile that cannot be read."""
+    results_dir = Path(results_dir)
+    manifest = read_manifest(results_dir)
+    if manifest:
+        return manifest
+    params = Path(root) / PARAMS_FILE
+    own = results_dir.absolute() == (Path(root) / "results").absolute()
+    if not params.is_file() or (profile is None and not own):
+        return {}
+    try:
+        chosen = load_profile(params, profile)
+        multiruns = plan(chosen)
+    except ValueError as err:
+        message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"
+        raise ConfigError(message) from None
+    files = [p.relative_to(results_dir) for m in multiruns for p in m.result_files(results_dir)]
+    return {
+        "profile": chosen.name,
+        "jobs": chosen.jobs,
+        "planned": [p.as_posix() for p in files],
+        RECOMPUTED: PROFILES_FILE,
+    }
+
+
+def missing_runs(results_dir: Path, manifest: dict[str, Any]) -> list[str]:
+    """Result files the sweep planned that do not exist."""
+    return sorted(p for p in manifest.get("planned", []) if not (results_dir / p).is_file())

@@ -1,0 +1,77 @@
+"""The report names every planned run without a result file, also when the sweep's manifest
+(results/_sweep.yaml) is gone: the plan is recomputed from the profile."""
+
+from __future__ import annotations
+
+import pytest
+from synthetic_results import synthetic_runs, write_runs
+
+from roundlab import results
+from roundlab.report.__main__ import main
+from roundlab.report.pipeline import build_report
+
+KEPT = "count/regression/default/lr=0.001/seed=0.json"
+UNTRAINED = "count/regression/default/lr=0.001/seed=9.json"
+PROFILES = """\
+p:
+  datasets: [count]
+  seeds: [0, 1, 2, 9]
+  learning_rates: [0.001]
+  approaches: [regression]
+"""
+
+
+def _report(tmp_path, results_dir, *extra: str) -> int:
+    out = ["--results", str(results_dir), "--out", str(tmp_path / "reports")]
+    return main([*out, "--no-gradients", "--no-cost", *extra])
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project root with the profile ``p`` active: its plan is the synthetic grid's
+    count/regression runs plus seed 9, which never ran."""
+    (tmp_path / "params.yaml").write_text("profile: p\ndatasets: [count, digit_sum]\n")
+    (tmp_path / "profiles.yaml").write_text(PROFILES)
+    monkeypatch.setenv("ROUNDLAB_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_planned_runs_are_named_when_the_manifest_is_gone(project):
+    directory = write_runs(project / "results", synthetic_runs())
+    assert not (directory / "_sweep.yaml").exists()
+    build_report(directory, project / "reports", project, gradients=False)
+    md = (project / "reports" / "report.md").read_text()
+    assert "sweep profile `p` (its plan recomputed from profiles.yaml" in md
+    assert "1 planned runs wrote no result file" in md and UNTRAINED in md
+
+
+def test_the_command_recomputes_the_plan_of_the_projects_results(project):
+    directory = write_runs(project / "results", synthetic_runs())
+    assert _report(project, directory) == 0
+    assert UNTRAINED in (project / "reports" / "report.md").read_text()
+
+
+def test_another_directory_without_a_manifest_has_a_plan_only_when_a_profile_is_named(project):
+    directory = write_runs(project / "elsewhere", synthetic_runs())
+    build_report(directory, project / "reports", project, gradients=False)
+    md = (project / "reports" / "report.md").read_text()
+    assert "sweep profile `unknown`" in md and UNTRAINED not in md
+    build_report(directory, project / "reports", project, gradients=False, profile="p")
+    assert UNTRAINED in (project / "reports" / "report.md").read_text()
+
+
+def test_a_profile_that_cannot_be_read_is_one_config_error_line(project, capsys):
+    directory = write_runs(project / "results", synthetic_runs())
+    assert _report(project, directory, "--profile", "absent") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("config error: profile must name an entry of") and "absent" in err
+    assert err.count("\n") == 1
+
+
+def test_the_manifest_wins_over_the_profile(project):
+    directory = write_runs(project / "results", synthetic_runs())
+    (directory / "_sweep.yaml").write_text(f"profile: tiny\nplanned:\n- {KEPT}\n")
+    build_report(directory, project / "reports", project, gradients=False)
+    md = (project / "reports" / "report.md").read_text()
+    assert "sweep profile `tiny`." in md and UNTRAINED not in md
+    assert results.read(directory / KEPT).ok
