@@ -111,7 +111,7 @@ class _Started:
 
     seen: list[bool] = []
 
-    def __init__(self, cmd, env=None):
+    def __init__(self, cmd, env=None, **options):
         results = Path(next(a for a in cmd if a.startswith("results_dir=")).split("=", 1)[1])
         self.seen.append((results / paths.SWEEP_MANIFEST).is_file())
         self.returncode = 0
