@@ -59,12 +59,18 @@ def score(
 ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
     """``(metrics, baseline)`` on every split but train: the model's integer readout and the
     constant predictor (training median), each mapping split -> metric -> value."""
+    return score_readouts(readouts(forward, approach), features, dataset)
+
+
+def readouts(forward: Forward, approach: Approach) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+    """The integer readouts of a network as :func:`score_readouts` takes them: ``""`` the
+    approach's main one, then its extra ones by name."""
 
     def predict(x: np.ndarray) -> dict[str, np.ndarray]:
         out = forward(x)
         return {"": approach.decode(out)} | {k: f(out) for k, f in approach.readouts.items()}
 
-    return score_readouts(predict, features, dataset)
+    return predict
 
 
 def score_readouts(

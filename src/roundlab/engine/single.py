@@ -11,7 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from roundlab.approaches.head import Approach
-from roundlab.engine import models
+from roundlab.engine import evaluation, kfold, models
 from roundlab.engine.early_stopping import EarlyStopping, best_epoch
 from roundlab.engine.outcome import Fitted, TrainingFailed, nan_epoch, nan_failure
 
@@ -58,6 +58,73 @@ def fit(
         raise TrainingFailed(nan_failure(bad, trainer.learning_rate))
     best, ran = best_epoch(history, stopping)
     return Fitted(history, best, ran, trainer.epochs)
+
+
+def cross_validate(
+    network: models.Network,
+    approach: Approach,
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    folds: kfold.Folds,
+    trainer: Any,
+    stopping: EarlyStopping | None,
+    jit: bool,
+    shown: list[keras.callbacks.Callback] | None = None,
+) -> tuple[kfold.CrossValidation, Fitted]:
+    """K-fold selection with Keras ``fit`` (:mod:`roundlab.engine.kfold`): one :func:`fit` per
+    fold from ``network``'s current (initial) weights, scored on its held-out rows, then the
+    refit on every development row (``x_dev``, int labels ``y_dev``) for the folds' epoch
+    count, which ``network`` holds at the end."""
+    initial = network.model.get_weights()
+    targets = y_dev.astype(np.float32)
+    cv = kfold.CrossValidation(folds, [], [])
+    for f in range(folds.k):
+        network.model.set_weights(initial)
+        tr, held = folds.training(f), folds.held_out(f)
+        x = {"train": x_dev[tr], "val": x_dev[held]}
+        y = {"train": targets[tr], "val": targets[held]}
+        cv.fits.append(fit(network, approach, x, y, trainer, stopping, jit, shown))
+        predict = evaluation.readouts(evaluation.batched(network.model), approach)
+        scores, baseline = kfold.fold_scores(predict, x_dev, y_dev, folds, f)
+        cv.scores.append(scores)
+        cv.baselines.append(baseline)
+    network.model.set_weights(initial)
+    return cv, refit(network, approach, x_dev, targets, trainer, cv.refit_epochs, jit, shown)
+
+
+def refit(
+    network: models.Network,
+    approach: Approach,
+    x: np.ndarray,
+    y: np.ndarray,
+    trainer: Any,
+    epochs: int,
+    jit: bool,
+    shown: list[keras.callbacks.Callback] | None = None,
+) -> Fitted:
+    """Train on every row of ``x`` for exactly ``epochs`` epochs, nothing held out (the k-fold
+    refit); the last epoch's weights are kept. Raises :class:`TrainingFailed` as :func:`fit`."""
+    network.model.compile(
+        optimizer=models.optimizer(trainer.optimizer, trainer.learning_rate),
+        loss=approach.loss,
+        metrics=approach.metrics(),
+        jit_compile=jit,
+    )
+    history = network.model.fit(
+        x,
+        y,
+        batch_size=trainer.batch_size,
+        epochs=epochs,
+        shuffle=True,
+        callbacks=[keras.callbacks.TerminateOnNaN(), *(shown or [])],
+        verbose=trainer.verbose,
+    ).history
+    history = {k: [float(v) for v in values] for k, values in history.items()}
+    bad = nan_epoch(history.get("loss", []))
+    if bad is not None:
+        raise TrainingFailed(nan_failure(bad, trainer.learning_rate))
+    ran = len(history["loss"])
+    return Fitted(history, ran - 1, ran, trainer.epochs)
 
 
 def check_gradients(

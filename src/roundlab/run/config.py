@@ -111,6 +111,11 @@ class TrainerConfig:
     # exceeds this many MB is refused before its network is built.
     max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+    # How early stopping and selection see unseen rows: holdout (the val split), kfold
+    # (cv_folds folds of train + val, then a refit; roundlab.engine.kfold) or auto (kfold
+    # below KFOLD_BELOW_VAL_ROWS validation rows).
+    selection: str = "auto"
+    cv_folds: int = 5
 
 
 @dataclass

@@ -24,7 +24,7 @@ from omegaconf import DictConfig, OmegaConf
 from roundlab import approaches, data, paths
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
-from roundlab.engine import evaluation, models, references, session, single
+from roundlab.engine import evaluation, kfold, models, references, session, single
 from roundlab.engine.epoch_log import EpochLog
 from roundlab.engine.memory import check_memory
 from roundlab.engine.xla import use_xla
@@ -127,7 +127,17 @@ def fit(
     log.info("XLA compilation %s", "on" if jit else "off")
     shown = [EpochLog(trainer.epochs)] if by_hand else []
     stopping = early_stopping(trainer.early_stopping)
-    fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown)
     result.engine = {"name": "single", "jit_compile": jit}
+    if kfold.method(trainer.selection, len(dataset.val)) == "holdout":
+        fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown)
+        evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
+        result.engine["selection"] = kfold.holdout_record(len(dataset.val))
+        return network
+    x_dev, y_dev = kfold.development(dataset, x)
+    folds = kfold.assign(y_dev, trainer.cv_folds)
+    cv, fitted = single.cross_validate(
+        network, approach, x_dev, y_dev, folds, trainer, stopping, jit, shown
+    )
     evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
+    cv.record(result, len(y_dev))
     return network

@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 
 from roundlab import activations, approaches
 from roundlab.engine.early_stopping import MAXIMISED, MONITORS, EarlyStopping
+from roundlab.engine.kfold import SELECTIONS
 from roundlab.engine.xla import jit_setting
 from roundlab.errors import ConfigError
 from roundlab.results import EVAL_SPLITS, METRICS
@@ -94,6 +95,13 @@ def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
         ("trainer.max_memory_mb", t.max_memory_mb, t.max_memory_mb > 0, "must be > 0"),
         ("trainer.loss", t.loss, t.loss in LOSSES, f"must be one of {LOSSES}"),
         ("trainer.huber_delta", t.huber_delta, t.huber_delta > 0, "must be > 0"),
+        (
+            "trainer.selection",
+            t.selection,
+            t.selection in SELECTIONS,
+            f"must be one of {list(SELECTIONS)}",
+        ),
+        ("trainer.cv_folds", t.cv_folds, t.cv_folds >= 2, "must be >= 2"),
         ("trainer.early_stopping.patience", es.patience, es.patience >= 0, "must be >= 0"),
         ("trainer.early_stopping.min_delta", es.min_delta, es.min_delta >= 0, "must be >= 0"),
         (
