@@ -30,6 +30,7 @@ converged when every fold did (its kept epoch is not the budget's last). The res
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,3 +195,22 @@ class FixedEpochs(Tracker):
         self.best_epoch[keep] = epoch
         self.running &= epoch + 1 < self.epochs
         return keep
+
+
+def member_rows(
+    given: Sequence[np.ndarray] | None, members: int, n: int, batch_size: int
+) -> list[np.ndarray]:
+    """Each member's training rows in a stacked group: every one of the ``n`` rows, or its own
+    (``given``), which must all fill as many batches: a member with an empty batch would still
+    take an optimizer step (Adam moves a weight with a zero gradient), and the shared step count
+    keeps Adam's bias correction that of ``fit`` on the member's own rows."""
+    if given is None:
+        return [np.arange(n)] * members
+    rows = [np.asarray(r, dtype=np.int64) for r in given]
+    steps = {math.ceil(len(r) / batch_size) for r in rows}
+    if len(rows) != members or len(steps) != 1 or min(map(len, rows)) < 1:
+        raise ValueError(
+            f"train_rows must give every member rows filling the same number of batches. "
+            f"Received: {len(rows)} row sets for {members} members, batches={sorted(steps)}"
+        )
+    return rows

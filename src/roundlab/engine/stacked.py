@@ -46,7 +46,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from roundlab.engine import models, stacked_mlp
+from roundlab.engine import kfold, models, stacked_mlp
 from roundlab.engine.early_stopping import EarlyStopping, Tracker
 from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
 from roundlab.engine.outcome import nan_failure
@@ -71,6 +71,9 @@ def train_members(
     epochs: int = 50,
     early_stopping: EarlyStopping | None = None,
     jit_compile: bool = False,
+    train_rows: Sequence[np.ndarray] | None = None,
+    val_masks: np.ndarray | None = None,
+    member_epochs: Sequence[int] | None = None,
 ) -> list[MemberOutcome]:
     """Train every member (same architecture and data, own seed, initial weights and knob)
     together and return their outcomes in order.
@@ -82,6 +85,12 @@ def train_members(
     the latter. ``jit_compile``: XLA-compile the epoch
     program (slower on a CPU, usually faster on a GPU). Raises ValueError for what cannot be
     vectorised (dropout, numpy-backed activations) and for inconsistent inputs.
+
+    Members may train on their own rows (k-fold: members x folds as members): ``train_rows``,
+    per member the indices of the ``x_train`` rows it trains on (every member's needing the
+    same number of batches), ``val_masks`` (M, len(x_val)) which validation rows each member is
+    validated on (metrics are means over those), ``member_epochs`` per member the epochs it
+    trains (no early stopping then: the refit).
     """
     _check_group(members, dropout, batch_size=batch_size, epochs=epochs)
     head_shapes = stacked_mlp.head_shapes(approach)
@@ -98,11 +107,15 @@ def train_members(
     opt.build(model.variables)
     data = (x_train, y_train, x_val, y_val)
     scales = None if shared else np.asarray(rates, dtype=np.float32)
+    rows = kfold.member_rows(train_rows, len(members), len(x_train), batch_size)
     program = EpochProgram(model, approach, opt, data, batch_size, jit_compile, scales)
+    program.own_rows([len(r) for r in rows], val_masks)
     tracker = Tracker(len(members), early_stopping)
+    if member_epochs is not None:
+        tracker = kfold.FixedEpochs(member_epochs)
     history = []
     for epoch in range(epochs):
-        values = program(shuffled_orders(members, epoch, len(x_train), batch_size))
+        values = program(shuffled_orders(members, epoch, rows, batch_size))
         history.append(values)
         model.keep(tracker.update(epoch, values))
         if tracker.done:
@@ -110,13 +123,17 @@ def train_members(
     return _outcomes(np.stack(history), tracker, model.kept_weights(), rates)
 
 
-def shuffled_orders(members: Sequence[Member], epoch: int, n: int, batch_size: int) -> np.ndarray:
-    """(steps, M, batch_size) int32 example indices of the epoch: member m's permutation from
-    ``default_rng((seed, epoch))``, padded with index 0 up to a whole number of batches."""
-    steps = math.ceil(n / batch_size)
+def shuffled_orders(
+    members: Sequence[Member], epoch: int, rows: Sequence[np.ndarray], batch_size: int
+) -> np.ndarray:
+    """(steps, M, batch_size) int32 example indices of the epoch: member m's rows ``rows[m]``
+    in the order of the permutation ``default_rng((seed, epoch)).permutation(len(rows[m]))``,
+    padded with index 0 up to a whole number of batches (of the longest)."""
+    steps = math.ceil(max(len(r) for r in rows) / batch_size)
     orders = np.zeros((len(members), steps * batch_size), dtype=np.int32)
     for m, member in enumerate(members):
-        orders[m, :n] = np.random.default_rng((member.seed, epoch)).permutation(n)
+        n = len(rows[m])
+        orders[m, :n] = rows[m][np.random.default_rng((member.seed, epoch)).permutation(n)]
     return orders.reshape(len(members), steps, batch_size).transpose(1, 0, 2)
 
 
@@ -148,12 +165,20 @@ class EpochProgram:
             )
         self.x_train, self.y_train = tf.constant(x_train), tf.constant(y_train.reshape(-1))
         self.x_val, self.y_val = tf.constant(x_val[None]), tf.constant(y_val.reshape(1, -1))
-        self.n = len(x_train)
-        self.last_batch = self.n - (math.ceil(self.n / batch_size) - 1) * batch_size
         self.batch_size = batch_size
+        self.own_rows([len(x_train)], None)
         self.model, self.approach, self.optimizer = model, approach, optimizer
         self.scales = None if scales is None else tf.constant(scales)
         self._run = tf.function(self._epoch, jit_compile=jit_compile)
+
+    def own_rows(self, sizes: Sequence[int], val_masks: np.ndarray | None) -> None:
+        """Each member's number of training rows (one size for all, or one per member) and
+        its validation rows (None: all of them)."""
+        self.n = tf.constant(np.asarray(sizes, dtype=np.float32))
+        steps = math.ceil(max(sizes) / self.batch_size)
+        last = np.asarray(sizes, dtype=np.int32) - (steps - 1) * self.batch_size
+        self.last_batch = tf.constant(last)
+        self.val_mask = None if val_masks is None else tf.constant(np.asarray(val_masks, bool))
 
     def __call__(self, orders: np.ndarray) -> np.ndarray:
         return self._run(tf.constant(orders)).numpy().astype(np.float64)
@@ -163,19 +188,27 @@ class EpochProgram:
         totals = tf.zeros((len(HISTORY_KEYS) // 2, orders.shape[1]))
         positions = tf.range(self.batch_size)
         for step in tf.range(steps):
-            real = positions < tf.where(step == steps - 1, self.last_batch, self.batch_size)
+            limit = tf.where(step == steps - 1, self.last_batch, self.batch_size)
+            real = positions[None, :] < limit[:, None]
             totals += self._step(orders[step], real)
         val = per_example(self.approach, self.y_val, self.model(self.x_val))
-        return tf.concat([totals / self.n, tf.reduce_mean(val, axis=2)], axis=0)
+        if self.val_mask is None:
+            val = tf.reduce_mean(val, axis=2)
+        else:  # each member's mean over its own validation rows (none: 0)
+            val = tf.math.divide_no_nan(
+                tf.reduce_sum(tf.where(self.val_mask, val, 0.0), axis=2),
+                tf.reduce_sum(tf.cast(self.val_mask, tf.float32), axis=1),
+            )
+        return tf.concat([totals / self.n, val], axis=0)
 
     def _step(self, order: tf.Tensor, real: tf.Tensor) -> tf.Tensor:
-        """One optimizer step of every member on its batch ``order`` (M, B); ``real`` (B,)
+        """One optimizer step of every member on its batch ``order`` (M, B); ``real`` (M, B)
         masks the padding. Returns the per-member sums of loss and metrics over the batch."""
         y = tf.gather(self.y_train, order)
         with tf.GradientTape() as tape:
             values = per_example(self.approach, y, self.model(tf.gather(self.x_train, order)))
             values = tf.where(real, values, 0.0)
-            count = tf.reduce_sum(tf.cast(real, tf.float32))
+            count = tf.reduce_sum(tf.cast(real, tf.float32), axis=1)
             # A sum of per-member means: member m's gradient is that of its own mean loss.
             total = tf.reduce_sum(tf.reduce_sum(values[0], axis=1) / count)
         gradients = tape.gradient(total, self.model.variables)

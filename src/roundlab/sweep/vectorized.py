@@ -23,7 +23,7 @@ from omegaconf import DictConfig
 from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
-from roundlab.engine import evaluation, models, session, single, stacked
+from roundlab.engine import evaluation, kfold, models, session, single, stacked, stacked_kfold
 from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
@@ -55,6 +55,9 @@ class TrainedGroup:
     weights: list[list[np.ndarray] | None] = field(default_factory=list)
     fits: list[Fitted | None] = field(default_factory=list)
     errors: list[str | None] = field(default_factory=list)
+    # engine["selection"] of every member (a member's cross-validation adds its epochs).
+    selection: dict[str, object] = field(default_factory=dict)
+    cvs: list[kfold.CrossValidation | None] = field(default_factory=list)
     # Member index -> its recording, from the moment it exists: what an interruption closes.
     recordings: dict[int, Recording] = field(default_factory=dict)
 
@@ -75,41 +78,45 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     y = evaluation.labels(dataset)
     jit = use_xla(trainer.jit_compile, stacked=True, device_kind=device.kind)
     approach = approaches.build(first, dataset.train.y)
+    method = kfold.method(trainer.selection, len(dataset.val))
+    folds = trainer.cv_folds if method == "kfold" else 1
     check_memory(
         dataset.n_features,
         list(first.model.hidden_sizes),
         approach.units,
         trainer.optimizer,
         trainer.batch_size,
-        len(dataset.val),
+        len(dataset.val) + (len(dataset.train) if method == "kfold" else 0),
         trainer.max_memory_mb,
-        members=len(cfgs),
+        members=len(cfgs) * folds,
     )
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
         list(cfgs), approach, network, dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0
     )
+    train = {
+        "hidden_sizes": tuple(first.model.hidden_sizes),
+        "hidden_activation": first.model.hidden_activation,
+        "hidden_activation_params": dict(first.model.hidden_activation_params),
+        "optimizer": trainer.optimizer,
+        "learning_rate": trainer.learning_rate,
+        "batch_size": trainer.batch_size,
+        "epochs": trainer.epochs,
+        "early_stopping": early_stopping(trainer.early_stopping),
+        "jit_compile": jit,
+    }
+    group.selection = kfold.holdout_record(len(dataset.val))
+    group.cvs = [None] * len(cfgs)
     try:
         single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
         checkpoint("group training")
-        outcomes = stacked.train_members(
-            approach,
-            members,
-            x["train"],
-            y["train"],
-            x["val"],
-            y["val"],
-            hidden_sizes=tuple(first.model.hidden_sizes),
-            hidden_activation=first.model.hidden_activation,
-            hidden_activation_params=dict(first.model.hidden_activation_params),
-            optimizer=trainer.optimizer,
-            learning_rate=trainer.learning_rate,
-            batch_size=trainer.batch_size,
-            epochs=trainer.epochs,
-            early_stopping=early_stopping(trainer.early_stopping),
-            jit_compile=jit,
-        )
+        if method == "holdout":
+            outcomes = stacked.train_members(
+                approach, members, x["train"], y["train"], x["val"], y["val"], **train
+            )
+        else:
+            outcomes = _cross_validate(group, members, trainer.cv_folds, train)
     except TrainingFailed as err:
         group.weights, group.fits = [None] * len(cfgs), [None] * len(cfgs)
         group.errors = [str(err)] * len(cfgs)
@@ -122,6 +129,31 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
             )
     group.seconds_per_member = (time.perf_counter() - started) / len(cfgs)
     return group
+
+
+def _cross_validate(
+    group: TrainedGroup, members: list[stacked.Member], k: int, train: dict
+) -> list[stacked.MemberOutcome]:
+    """K-fold selection of every member (:mod:`roundlab.engine.stacked_kfold`): its
+    cross-validation goes to ``group.cvs``, its refit's outcome is returned."""
+    x_dev, y_dev = kfold.development(group.dataset, group.x)
+    folds = kfold.assign(y_dev, k)
+
+    def predictor(m: int, weights: list[np.ndarray]) -> kfold.Predict:
+        approach = _load_member(group, m, weights)
+        return evaluation.readouts(evaluation.batched(group.network.model), approach)
+
+    selected = stacked_kfold.cross_validate(
+        group.approach, members, x_dev, y_dev, folds, predictor, **train
+    )
+    group.cvs = [cv for cv, _ in selected]
+    group.selection = {
+        "method": "kfold",
+        "folds": k,
+        "stratified": folds.stratified,
+        "val_rows": len(y_dev),
+    }
+    return [outcome for _, outcome in selected]
 
 
 def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Member:
@@ -152,16 +184,20 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
         "group_size": len(group.cfgs),
         "jit_compile": group.jit,
     }
+    result.engine["selection"] = dict(group.selection)
+    cv = group.cvs[index] if group.cvs else None
     record.start_tracking()
     checkpoint("member tracked")
     with record.capture():
         checkpoint("capture")
         if group.errors[index] is not None:
             raise TrainingFailed(group.errors[index])
-        approach = _load_member(group, index)
+        approach = _load_member(group, index, group.weights[index])
         evaluation.fill_result(
             result, group.fits[index], group.network, approach, group.x, group.y, group.dataset
         )
+        if cv is not None:
+            cv.record(result, group.selection["val_rows"])
         record.keep(group.network.model)
     stamp(result, cfg)
     return record.close()
@@ -190,10 +226,10 @@ def record_killed(
         record.close()
 
 
-def _load_member(group: TrainedGroup, index: int) -> Approach:
-    """Load member ``index`` into the group's ordinary model: its weights, and its parameter
+def _load_member(group: TrainedGroup, index: int, weights: list[np.ndarray]) -> Approach:
+    """Load ``weights`` of member ``index`` into the group's ordinary model, and its parameter
     value on the output activation (a parameter, not a weight, so it is set on the layer)."""
-    group.network.model.set_weights(group.weights[index])
+    group.network.model.set_weights(weights)
     approach = group.approach
     if approach.activation is not None:
         cfg = group.cfgs[index].activation
