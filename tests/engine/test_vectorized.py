@@ -69,6 +69,7 @@ def test_each_member_writes_the_result_file_a_job_alone_would(soft_round_grid, t
             "group": trained.group_id,
             "group_size": 2,
             "jit_compile": False,
+            "selection": {"method": "holdout", "val_rows": 100},
         }
         assert set(saved.metrics) == {"val", "test", "extrapolate"}
         assert saved.epochs_run == len(saved.history["loss"]) and saved.best_epoch is not None
