@@ -102,3 +102,30 @@ def test_test_rows_never_reach_fold_training_or_the_refit_epochs(compose, monkey
         assert a.history == b.history, engine
         # the poison is there: the same refit scores far worse on the poisoned test rows
         assert b.metrics["test"]["mae"] > a.metrics["test"]["mae"] + 10, engine
+
+
+@pytest.mark.parametrize("name", ["glm_poisson", "ordered_logit"])
+def test_a_reference_under_kfold_fits_the_development_rows_and_never_the_test_rows(name):
+    from roundlab.engine import references
+    from roundlab.results import RunResult
+
+    runs = []
+    for dataset in (_dataset(False), _dataset(True), _dataset(False)):
+        result = RunResult("FINISHED", "toy", name, 0)
+        runs.append(result)
+        folds = None if len(runs) == 3 else 5
+        references.fit_and_evaluate(name, True, dataset, result, cv_folds=folds)
+    clean, poisoned, holdout = runs
+    assert clean.engine["selection"] == {
+        "method": "kfold",
+        "folds": 5,
+        "stratified": False,  # labels 0 and 8 have fewer than 5 of the 110 rows
+        "val_rows": 110,
+    }
+    assert clean.engine == poisoned.engine  # same fitted parameters: test rows are not fitted
+    assert clean.metrics["val"] == poisoned.metrics["val"]
+    assert poisoned.metrics["test"]["mae"] > clean.metrics["test"]["mae"] + 10
+    # train + val, not train alone: other parameters than the holdout fit's
+    assert holdout.engine["selection"] == {"method": "holdout", "val_rows": 30}
+    assert holdout.engine["params"] != clean.engine["params"]
+    assert holdout.metrics["val"] != clean.metrics["val"]

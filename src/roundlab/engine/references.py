@@ -31,7 +31,7 @@ import numpy as np
 
 from roundlab.approaches import poisson
 from roundlab.data import Dataset
-from roundlab.engine import evaluation
+from roundlab.engine import evaluation, kfold
 from roundlab.errors import ConfigError
 from roundlab.results import RunResult
 
@@ -63,15 +63,43 @@ def _two_labels(name: str, y_train: np.ndarray) -> None:
         )
 
 
-def fit_and_evaluate(name: str, standardize: bool, dataset: Dataset, result: RunResult) -> None:
+def fit_and_evaluate(
+    name: str,
+    standardize: bool,
+    dataset: Dataset,
+    result: RunResult,
+    cv_folds: int | None = None,
+) -> None:
     """Fit the reference ``name`` on features standardised when ``standardize`` (as the
-    networks see them) and fill ``result`` as a trained run's is."""
+    networks see them) and fill ``result`` as a trained run's is.
+
+    ``cv_folds``: the run selects by k-fold (:mod:`roundlab.engine.kfold`), as the networks of
+    the dataset do: the reference is fitted on every development row (train + val; it has no
+    early stopping to hold rows out for), and its val metrics are the mean held-out metrics of
+    one fit per fold on the same folds as the networks', so its val row is comparable to
+    theirs. Its convergence is the full fit's."""
     x = evaluation.standardized_features(dataset, standardize)
-    fit = FITS[name](x["train"], dataset.train.y)
+    x_fit, y_fit = x["train"], dataset.train.y
+    if cv_folds is not None:
+        x_fit, y_fit = kfold.development(dataset, x)
+    fit = FITS[name](x_fit, y_fit)
     result.engine = {"name": "statsmodels", "model": fit.model, "params": fit.params}
     result.converged = fit.converged
     result.metrics, result.baseline = evaluation.score_readouts(fit.predict, x, dataset)
     result.oracle = evaluation.oracle(dataset, result.metrics)
+    if cv_folds is None:
+        result.engine["selection"] = kfold.holdout_record(len(dataset.val))
+        return
+    folds = kfold.assign(y_fit, cv_folds)
+    cv = kfold.CrossValidation(folds, [], [])
+    for f in range(folds.k):
+        rows = folds.training(f)
+        scores, baseline = kfold.fold_scores(
+            FITS[name](x_fit[rows], y_fit[rows]).predict, x_fit, y_fit, folds, f
+        )
+        cv.scores.append(scores)
+        cv.baselines.append(baseline)
+    cv.record(result, len(y_fit))
 
 
 def informative(x_train: np.ndarray) -> np.ndarray:

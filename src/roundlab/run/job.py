@@ -88,8 +88,13 @@ def build(cfg: DictConfig, dataset: Dataset, by_hand: bool = False) -> Fill:
     if approaches.get(cfg.approach.name).is_reference:
         references.check_labels(cfg.approach.name, dataset.train.y)
         standardize = cfg.trainer.standardize_features
+        kfolds = kfold.method(cfg.trainer.selection, len(dataset.val)) == "kfold"
         return functools.partial(
-            references.fit_and_evaluate, cfg.approach.name, standardize, dataset
+            references.fit_and_evaluate,
+            cfg.approach.name,
+            standardize,
+            dataset,
+            cv_folds=cfg.trainer.cv_folds if kfolds else None,
         )
     approach = approaches.build(cfg, dataset.train.y)
     t = cfg.trainer
