@@ -143,3 +143,42 @@ def test_stacked_folds_select_what_keras_fit_folds_select(name):
     np.testing.assert_allclose(refit.history["loss"], alone_refit.history["loss"], rtol=1e-4)
     for got, want in zip(refit.weights, net.model.get_weights(), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
+
+
+def test_each_stacked_fold_trains_as_a_member_alone_on_its_own_rows():
+    # 101 rows: fold training parts of 80 and 81 rows, 5 and 6 batches of 16 (two programs);
+    # shuffled, with partial last batches: every fold's rows, order and padding are its own.
+    x_dev, y_float = labelled(101, 4)
+    y_dev = y_float.astype(np.int64)
+    folds = kfold.assign(y_dev, 5)
+    assert sorted({len(folds.training(f)) for f in range(5)}) == [80, 81]
+    cfg, approach = setup("soft_round", y_float)
+    members = [
+        Member(s, network(cfg, approach, s).model.get_weights(), knob=k)
+        for s, k in [(1, 2.0), (2, 6.0)]
+    ]
+    train = {"hidden_sizes": [8, 8], "learning_rate": 0.02, "batch_size": 16, "epochs": 4}
+    stopping = EarlyStopping(patience=1)
+    stacked_folds = stacked_kfold.train_folds(
+        approach, members, x_dev, y_dev, folds, early_stopping=stopping, **train
+    )
+    from roundlab.engine import train_members
+
+    for member, outcomes in zip(members, stacked_folds, strict=True):
+        for f, outcome in enumerate(outcomes):
+            tr, held = folds.training(f), folds.held_out(f)
+            [alone] = train_members(
+                approach,
+                [member],
+                x_dev[tr],
+                y_float[tr],
+                x_dev[held],
+                y_float[held],
+                early_stopping=stopping,
+                **train,
+            )
+            assert outcome.best_epoch == alone.best_epoch
+            for key, values in alone.history.items():
+                np.testing.assert_allclose(outcome.history[key], values, rtol=1e-5, atol=1e-6)
+            for got, want in zip(outcome.weights, alone.weights, strict=True):
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
