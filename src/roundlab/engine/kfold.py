@@ -72,6 +72,17 @@ def holdout_record(val_rows: int) -> dict[str, Any]:
     return {"method": "holdout", "val_rows": int(val_rows)}
 
 
+def kfold_record(folds: Folds, dev_rows: int) -> dict[str, Any]:
+    """``engine["selection"]`` of a run selected by k-fold, before its folds' epochs (a
+    reference's whole record; a network run's when a fold failed)."""
+    return {
+        "method": "kfold",
+        "folds": folds.k,
+        "stratified": folds.stratified,
+        "val_rows": int(dev_rows),
+    }
+
+
 @dataclass(frozen=True)
 class Folds:
     """``fold[i]``: the fold (0..k-1) of development row i."""
@@ -169,12 +180,7 @@ class CrossValidation:
         convergence (every fold) and ``engine["selection"]``."""
         result.metrics["val"] = mean_scores(self.scores)
         result.baseline["val"] = mean_scores(self.baselines)
-        selection = {
-            "method": "kfold",
-            "folds": self.folds.k,
-            "stratified": self.folds.stratified,
-            "val_rows": int(dev_rows),
-        }
+        selection = kfold_record(self.folds, dev_rows)
         if self.fits:
             result.converged = self.converged
             selection |= {"fold_best_epochs": self.best_epochs, "refit_epochs": self.refit_epochs}

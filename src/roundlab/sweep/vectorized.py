@@ -79,7 +79,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     jit = use_xla(trainer.jit_compile, stacked=True, device_kind=device.kind)
     approach = approaches.build(first, dataset.train.y)
     method = kfold.method(trainer.selection, len(dataset.val))
-    folds = trainer.cv_folds if method == "kfold" else 1
+    copies = trainer.cv_folds if method == "kfold" else 1  # a member per fold
     check_memory(
         dataset.n_features,
         list(first.model.hidden_sizes),
@@ -88,7 +88,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         trainer.batch_size,
         len(dataset.val) + (len(dataset.train) if method == "kfold" else 0),
         trainer.max_memory_mb,
-        members=len(cfgs) * folds,
+        members=len(cfgs) * copies,
     )
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
@@ -108,6 +108,10 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     }
     group.selection = kfold.holdout_record(len(dataset.val))
     group.cvs = [None] * len(cfgs)
+    if method == "kfold":
+        x_dev, y_dev = kfold.development(dataset, x)
+        folds = kfold.assign(y_dev, trainer.cv_folds)
+        group.selection = kfold.kfold_record(folds, len(y_dev))
     try:
         single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
         checkpoint("group training")
@@ -116,7 +120,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
                 approach, members, x["train"], y["train"], x["val"], y["val"], **train
             )
         else:
-            outcomes = _cross_validate(group, members, trainer.cv_folds, train)
+            outcomes = _cross_validate(group, members, x_dev, y_dev, folds, train)
     except TrainingFailed as err:
         group.weights, group.fits = [None] * len(cfgs), [None] * len(cfgs)
         group.errors = [str(err)] * len(cfgs)
@@ -132,12 +136,15 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
 
 
 def _cross_validate(
-    group: TrainedGroup, members: list[stacked.Member], k: int, train: dict
+    group: TrainedGroup,
+    members: list[stacked.Member],
+    x_dev: np.ndarray,
+    y_dev: np.ndarray,
+    folds: kfold.Folds,
+    train: dict,
 ) -> list[stacked.MemberOutcome]:
     """K-fold selection of every member (:mod:`roundlab.engine.stacked_kfold`): its
     cross-validation goes to ``group.cvs``, its refit's outcome is returned."""
-    x_dev, y_dev = kfold.development(group.dataset, group.x)
-    folds = kfold.assign(y_dev, k)
 
     def predictor(m: int, weights: list[np.ndarray]) -> kfold.Predict:
         approach = _load_member(group, m, weights)
@@ -147,12 +154,6 @@ def _cross_validate(
         group.approach, members, x_dev, y_dev, folds, predictor, **train
     )
     group.cvs = [cv for cv, _ in selected]
-    group.selection = {
-        "method": "kfold",
-        "folds": k,
-        "stratified": folds.stratified,
-        "val_rows": len(y_dev),
-    }
     return [outcome for _, outcome in selected]
 
 
