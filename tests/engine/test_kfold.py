@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from roundlab.engine import EarlyStopping, Member, evaluation, kfold, single, stacked_kfold
+from roundlab.engine.outcome import Fitted
 
 from .support import labelled, network, setup
 
@@ -83,6 +84,15 @@ def test_auto_selects_kfold_below_200_validation_rows(selection, val_rows, expec
 )
 def test_the_refit_trains_the_rounded_mean_of_the_folds_best_epoch_counts(best_epochs, expected):
     assert kfold.refit_epochs(best_epochs) == expected
+
+
+def test_without_early_stopping_the_refit_trains_the_epochs_the_folds_kept():
+    # folds that ran their budget of 20, val_loss lowest at epochs 4 and 9: their last
+    # epoch's weights are the ones scored, so the refit trains the budget too
+    fits = [Fitted({}, best, 20, 20) for best in (4, 9)]
+    folds = kfold.assign(np.arange(10) % 2, 2)
+    assert kfold.CrossValidation(folds, [], [], fits, early_stopping=False).refit_epochs == 20
+    assert kfold.CrossValidation(folds, [], [], fits).refit_epochs == 8  # mean of 5 and 10: 7.5
 
 
 def test_a_refit_member_stops_at_its_own_epoch_count():

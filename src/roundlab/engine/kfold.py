@@ -14,7 +14,8 @@ of a learning rate or knob rest on 17 rows: one row is 6 points of exact match. 
    from the run's initial weights;
 3. refits one network on every development row for a fixed ``round(mean(best epoch + 1))``
    epochs (the fold's best epochs are 0-based, so ``best + 1`` is the number of epochs that
-   made its kept weights; half rounds up). This is scikit-learn's ``GridSearchCV(refit=True)``
+   made its kept weights; half rounds up; without early stopping a fold keeps its last epoch,
+   so the refit trains the whole budget). This is scikit-learn's ``GridSearchCV(refit=True)``
    convention: one network to save, serve and log, with the epoch budget the folds agreed on,
    where an ensemble of the k fold networks would need an ensembling readout that differs by
    approach (averaged probabilities, averaged rates, a vote over integers) and k times the
@@ -156,16 +157,24 @@ def mean_scores(per_fold: Sequence[dict[str, float]]) -> dict[str, float]:
 @dataclass
 class CrossValidation:
     """What the folds decided: their best epochs and convergence (none for a fit without
-    epochs), the mean held-out metrics and baseline."""
+    epochs), the mean held-out metrics and baseline.
+
+    ``early_stopping``: whether the folds kept their best epoch's weights. Without it they keep
+    their last epoch's, which their held-out metrics score, so the epochs they count for the
+    refit are all they ran (the whole budget, as a holdout run without early stopping)."""
 
     folds: Folds
     scores: list[dict[str, float]]
     baselines: list[dict[str, float]]
     fits: list[Fitted] = field(default_factory=list)
+    early_stopping: bool = True
 
     @property
     def best_epochs(self) -> list[int]:
-        return [fit.best_epoch for fit in self.fits]
+        """Each fold's 0-based epoch whose weights it kept."""
+        if self.early_stopping:
+            return [fit.best_epoch for fit in self.fits]
+        return [fit.epochs_run - 1 for fit in self.fits]
 
     @property
     def refit_epochs(self) -> int:

@@ -77,7 +77,7 @@ def cross_validate(
     count, which ``network`` holds at the end."""
     initial = network.model.get_weights()
     targets = y_dev.astype(np.float32)
-    cv = kfold.CrossValidation(folds, [], [])
+    cv = kfold.CrossValidation(folds, [], [], early_stopping=stopping is not None)
     for f in range(folds.k):
         network.model.set_weights(initial)
         tr, held = folds.training(f), folds.held_out(f)

@@ -61,7 +61,7 @@ def cross_validate(
         if failed:
             outcomes.append((None, failed[0]))
             continue
-        cv = kfold.CrossValidation(folds, [], [])
+        cv = kfold.CrossValidation(folds, [], [], early_stopping=early_stopping is not None)
         for f, outcome in enumerate(fold_outcomes):
             cv.fits.append(Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, epochs))
             scores, baseline = kfold.fold_scores(
