@@ -201,3 +201,13 @@ def test_method_lists_rows_whose_rate_at_an_edge_beats_the_rate_next_to_it():
         "No headline row chose a rate at an edge of the grid that beat the rate next to it."
         in _text(method_blocks(tie))
     )
+
+
+def test_the_epochs_a_configuration_reports_are_the_cap_its_runs_trained_under():
+    runs = [_run("count", "regression", s, 0.6, 0.5) for s in range(3)]
+    for run in runs:
+        run.config["trainer"] = {**run.config["trainer"], "max_epochs_factor": 4}
+    assert _groups(runs)["count"][0].epochs == 4 * EPOCHS
+    for run in runs:  # without early stopping nothing extends the budget
+        run.config["trainer"]["early_stopping"] = {"enabled": False}
+    assert _groups(runs)["count"][0].epochs == EPOCHS

@@ -155,9 +155,10 @@ class Configuration:
 
     @property
     def epochs(self) -> int | None:
-        """The maximum epoch budget its runs were given (``trainer.epochs``), None if unrecorded."""
-        budgets = [(r.config.get("trainer") or {}).get("epochs") for r in self.runs]
-        return max((int(b) for b in budgets if b is not None), default=None)
+        """The most epochs its runs could train (``trainer.epochs``, times
+        ``trainer.max_epochs_factor`` under early stopping), None if unrecorded."""
+        caps = [_epoch_cap(r.config.get("trainer") or {}) for r in self.runs]
+        return max((c for c in caps if c is not None), default=None)
 
     def baseline(self, split: str, name: str) -> Interval:
         """The constant predictor's (training median) metric over finished seeds."""
@@ -178,6 +179,15 @@ class Configuration:
         em = self.metric("test", "exact_match").mean
         floor = self.baseline("test", "exact_match")
         return not math.isfinite(em) or (floor.n > 0 and em <= floor.mean)
+
+
+def _epoch_cap(trainer: dict) -> int | None:
+    """roundlab.engine.early_stopping.epoch_cap from a recorded trainer config (files written
+    before ``max_epochs_factor`` existed stopped at ``epochs``)."""
+    if trainer.get("epochs") is None:
+        return None
+    stopping = (trainer.get("early_stopping") or {}).get("enabled", True)
+    return int(trainer["epochs"]) * (int(trainer.get("max_epochs_factor", 1)) if stopping else 1)
 
 
 def group(results: list[RunResult]) -> dict[str, list[Configuration]]:

@@ -95,6 +95,9 @@ class TrainerConfig:
     learning_rate: float = 1e-3
     batch_size: int = 64
     epochs: int = 50
+    # Under early stopping, a run still improving after `epochs` keeps training, by the same
+    # rule, up to max_epochs_factor * epochs (1: stop at `epochs`).
+    max_epochs_factor: int = 4
     # Loss of the regression approach; classification uses cross-entropy, rounding MSE.
     loss: str = "mse"
     huber_delta: float = 1.0

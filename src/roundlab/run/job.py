@@ -25,6 +25,7 @@ from roundlab import approaches, data, paths
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import evaluation, models, references, session, single
+from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.epoch_log import EpochLog
 from roundlab.engine.memory import check_memory
 from roundlab.engine.xla import use_xla
@@ -125,9 +126,10 @@ def fit(
         deterministic=trainer.deterministic,
     )
     log.info("XLA compilation %s", "on" if jit else "off")
-    shown = [EpochLog(trainer.epochs)] if by_hand else []
     stopping = early_stopping(trainer.early_stopping)
-    fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown)
+    cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
+    shown = [EpochLog(cap)] if by_hand else []
+    fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown, cap)
     result.engine = {"name": "single", "jit_compile": jit}
     evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
     return network

@@ -24,6 +24,7 @@ from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import evaluation, models, session, single, stacked
+from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
@@ -93,6 +94,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     try:
         single.check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
         checkpoint("group training")
+        stopping = early_stopping(trainer.early_stopping)
+        cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
         outcomes = stacked.train_members(
             approach,
             members,
@@ -106,8 +109,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
             optimizer=trainer.optimizer,
             learning_rate=trainer.learning_rate,
             batch_size=trainer.batch_size,
-            epochs=trainer.epochs,
-            early_stopping=early_stopping(trainer.early_stopping),
+            epochs=cap,
+            early_stopping=stopping,
             jit_compile=jit,
         )
     except TrainingFailed as err:
@@ -117,9 +120,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         for outcome in outcomes:
             group.weights.append(outcome.weights)
             group.errors.append(outcome.error)
-            group.fits.append(
-                Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, trainer.epochs)
-            )
+            group.fits.append(Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, cap))
     group.seconds_per_member = (time.perf_counter() - started) / len(cfgs)
     return group
 
