@@ -102,7 +102,10 @@ def _convergence(p: Protocol) -> list[Block]:
     intro = (
         "**Convergence.** A configuration is not converged when any of its seeds kept the last "
         "epoch of the budget (its monitored value was still improving). It is marked in its "
-        "table, and no verdict is given in a comparison it takes part in."
+        "table, and no verdict is given in a comparison it takes part in (leader against "
+        "runner-up, or the pair compared); the other comparisons stand. A reference whose "
+        "statsmodels optimiser did not converge is left out of every comparison and never "
+        "recommended."
     )
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
