@@ -150,8 +150,9 @@ def build_report(
 
     doc = Document(TITLE)
     doc.add(_introduction(runs, groups, manifest, results_dir))
-    doc.add(*recommendation_blocks([r for h in headlines.values() for r in recommendations(h)]))
-    doc.add(*summary.summary_blocks(headlines, groups, grad))
+    recs = [r for h in headlines.values() for r in recommendations(h)]
+    doc.add(*recommendation_blocks(recs))
+    doc.add(*summary.summary_blocks(headlines, groups, grad, recs))
     doc.add(*method_blocks(protocol(runs, groups, headlines)))
     tables, sweep_curves, learning = _result_sections(groups, headlines, sweeps, figdir)
     gallery, checks = _gradient_sections(grad, swept, figdir)
