@@ -4,6 +4,7 @@ as good = test intervals overlap, clearly better named; rows left out never reco
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from synthetic_results import _run, synthetic_runs, write_runs
@@ -127,6 +128,8 @@ def test_headline_json_best_is_the_reports_recommendation(tmp_path):
     build_report(results, tmp_path / "reports", tmp_path, gradients=False)
     best = json.loads((tmp_path / "reports" / "headline.json").read_text())
     md = (tmp_path / "reports" / "report.md").read_text()
+    # the recommendation opens the report, right after the introduction
+    assert re.findall(r"^## (.+)$", md, flags=re.M)[:2] == ["Recommendation", "Answers in short"]
     table = md.split("## Recommendation")[1].split("How to read it")[0]
     rows = [
         [c.strip() for c in line.strip("|").split("|")]
