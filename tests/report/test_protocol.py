@@ -204,36 +204,3 @@ def test_method_lists_rows_whose_rate_at_an_edge_beats_the_rate_next_to_it():
         "No headline row chose a rate at an edge of the grid that beat the rate next to it."
         in _text(method_blocks(tie))
     )
-
-
-def test_an_unconverged_row_blocks_only_the_comparisons_it_takes_part_in():
-    runs = [_run("count", "classification", s, 0.9, 0.3) for s in range(3)]
-    runs += [_run("count", "regression", s, 0.5, 0.8) for s in range(3)]
-    runs += [_run("count", "poisson", s, 0.3, 0.5, converged=s != 0) for s in range(3)]
-    groups = _groups(runs)
-    exact_match, mae = (
-        winner(groups["count"], HEADLINE_COLUMNS[0]),
-        winner(groups["count"], HEADLINE_COLUMNS[1]),
-    )
-    # exact match: classification leads regression, poisson trails: the verdict stands
-    assert exact_match.clear and not exact_match.refused
-    assert exact_match.leader.approach == "classification"
-    # MAE: classification 0.3 leads poisson 0.5, poisson takes part: no verdict
-    assert mae.refused and [c.approach for c in mae.unconverged] == ["poisson"]
-    assert verdict(mae) == (
-        f"test MAE: no verdict: poisson did not converge within {EPOCHS} epochs."
-    )
-
-
-def test_an_unconverged_reference_is_left_out_with_a_note_and_blocks_nothing():
-    runs = [_run("count", "classification", s, 0.9, 0.3) for s in range(3)]
-    runs += [_run("count", "regression", s, 0.5, 0.8) for s in range(3)]
-    runs += [_run("count", "ordered_logit", s, 0.95, 0.1, converged=False) for s in range(3)]
-    w = winner(_groups(runs)["count"], TEST_EXACT_MATCH)
-    assert w.clear and w.leader.approach == "classification"
-    assert w.runner_up.approach == "regression" and not w.refused
-    assert verdict(w) == (
-        "test exact match: **classification** is best; its interval does not overlap the "
-        "runner-up's (regression) (ordered_logit (reference) left out: statsmodels' optimiser "
-        "did not converge)."
-    )
