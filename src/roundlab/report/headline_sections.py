@@ -106,9 +106,10 @@ def headline_blocks(h: Headline) -> list[Block]:
             tuple(rows),
             caption="mean ± 95% CI over seeds (t distribution). "
             "Bold: best in its column with an interval that does not overlap the "
-            "runner-up's, every row compared converged. Controls, and degenerate rows (test "
+            "runner-up's, both converged. Controls, and degenerate rows (test "
             "exact match not above the constant baseline's), do not compete. Not converged: a "
-            "seed's best epoch was the last of the budget. References: classical statsmodels "
+            "seed's best epoch was the last of the budget (a reference: statsmodels' optimiser "
+            "stopped; it is left out of every verdict). References: classical statsmodels "
             "fits on the same splits, deterministic and never tuned." + oracle,
         ),
         Bullets(tuple(verdicts)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from roundlab.report.datasets import ranges
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
@@ -68,19 +69,53 @@ def _tuning(p: Protocol) -> str:
         "lower val MAE), then per family the knob value the same way; "
         f"{trials}. The classical references are deterministic fits, made once at no learning "
         "rate: their values are exact, compared with an interval as fixed numbers. Test and "
-        "extrapolation numbers steer no choice: they are only reported. " + _edges(p)
+        "extrapolation numbers steer no choice: they are only reported."
     )
 
 
-def _edges(p: Protocol) -> str:
+def _edges(p: Protocol) -> list[Block]:
+    """The headline rows whose learning rate may be beaten outside the grid, one line per
+    dataset."""
     if not p.at_grid_edge:
-        return "No headline row chose a rate at an edge of the grid that beat the rate next to it."
-    rows = ", ".join(f"{c.dataset}: {c.title} ({c.learning_rate:g})" for c in p.at_grid_edge)
-    return (
-        f"Headline rows whose rate is at an edge of the grid and better on val than the rate "
-        f"next to it, so that a better rate may lie outside it (widen `learning_rates` to "
-        f"check): {rows}."
-    )
+        return [
+            Paragraph(
+                "No headline row chose a rate at an edge of the grid that beat the rate next to it."
+            )
+        ]
+    by_dataset: dict[str, list[str]] = {}
+    for c in p.at_grid_edge:
+        by_dataset.setdefault(c.dataset, []).append(f"{c.title} ({c.learning_rate:g})")
+    return [
+        Paragraph(
+            f"**Rate at an edge of the grid.** {len(p.at_grid_edge)} headline rows chose the "
+            "smallest or largest rate and are better on val than the rate next to it, so a "
+            "better rate may lie outside the grid (widen `learning_rates` to check):"
+        ),
+        Bullets(tuple(f"{d}: {', '.join(rows)}" for d, rows in by_dataset.items())),
+    ]
+
+
+def _datasets(p: Protocol) -> list[Block]:
+    """Each dataset's labels per split, a warning for test labels training never saw, and how
+    selection was done where the runs record it; nothing when no run records either."""
+    if not p.datasets:
+        return []
+    lines = []
+    for facts in p.datasets:
+        parts = [f"{split} {ranges(labels)}" for split, labels in facts.labels.items()]
+        said = ["labels " + "; ".join(parts)] if parts else []
+        said += [f"selection: {' and '.join(facts.selection)}"] if facts.selection else []
+        text = f"{facts.dataset}: " + "; ".join(said)
+        if facts.unseen:
+            text += (
+                f". **Warning**: test labels {ranges(facts.unseen)} never occur in training "
+                "(classification and ordinal heads cannot predict them)"
+            )
+        lines.append(text + ".")
+    return [
+        Paragraph("**Labels and selection per dataset** (as the runs recorded them):"),
+        Bullets(tuple(lines)),
+    ]
 
 
 def _power_line(t: TablePower) -> str:
@@ -102,7 +137,10 @@ def _convergence(p: Protocol) -> list[Block]:
     intro = (
         "**Convergence.** A configuration is not converged when any of its seeds kept the last "
         "epoch of the budget (its monitored value was still improving). It is marked in its "
-        "table, and no verdict is given in a comparison it takes part in."
+        "table, and no verdict is given in a comparison it takes part in (leader against "
+        "runner-up, or the pair compared); the other comparisons stand. A reference whose "
+        "statsmodels optimiser did not converge is left out of every comparison and never "
+        "recommended."
     )
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
@@ -132,6 +170,8 @@ def method_blocks(p: Protocol) -> list[Block]:
         Heading("Method", 2),
         Paragraph(_training(p)),
         Paragraph(_tuning(p)),
+        *_edges(p),
+        *_datasets(p),
         Paragraph(
             "**Seeds and detectable difference.** Intervals are 95% confidence intervals of the "
             "mean over seeds (t distribution); with one seed there is none. A column has a "

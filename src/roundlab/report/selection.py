@@ -5,7 +5,7 @@ its seeds, trained at one learning rate; tuning.py keeps, per configuration, the
 validation score. For each rounding activation the best parameter value is chosen on the
 validation split (highest mean exact match, ties to the lower mean MAE) and reported on the test
 split, so the test numbers never steer the choice. A row is called the best in a column only when
-its confidence interval does not overlap the runner-up's and every row compared converged;
+its confidence interval does not overlap the runner-up's and both converged (winner.py);
 otherwise the column has no winner. The classical references (statsmodels fits, roundlab.references)
 are rows like any other, labelled as references: deterministic, they are never tuned.
 """

@@ -44,8 +44,23 @@ def degenerate(cfg: Configuration) -> str:
     )
 
 
+def left_out(w: Winner) -> str:
+    """`` (ordered_logit (reference) is left out: statsmodels' optimiser did not converge)``,
+    or nothing when no reference was left out of the column."""
+    if not w.left_out:
+        return ""
+    names = " and ".join(c.label for c in w.left_out)
+    return f" ({names} left out: statsmodels' optimiser did not converge)"
+
+
 def verdict(w: Winner) -> str:
-    """The sentence under a headline table for one column."""
+    """The sentence under a headline table for one column, with the note on the references left
+    out of it."""
+    text = _verdict(w)
+    return text[:-1] + left_out(w) + "." if w.left_out else text
+
+
+def _verdict(w: Winner) -> str:
     what = w.column.title
     if w.leader is None:
         return f"{what}: no finished run has it."
