@@ -1,0 +1,109 @@
+"""The "Across datasets" section: one sentence per ranked metric (the best average rank, the
+approaches the post-hoc test cannot separate from it, the Friedman p-value) and the
+critical-difference diagram, written from :mod:`roundlab.report.ranking` (nothing here is
+hand-written about the outcome)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from roundlab.report.document import Block, Bullets, Figure, Heading, Paragraph
+from roundlab.report.headline import Headline
+from roundlab.report.ranking import (
+    POWERFUL_DATASETS,
+    NoRanking,
+    Ranking,
+    rankings,
+)
+from roundlab.report.ranking_figure import critical_difference
+
+HEADING = "Across datasets"
+FIGURE = "ranking.png"
+
+
+def _p(value: float) -> str:
+    return f"p = {value:.3f}" if value >= 1e-3 else "p < 0.001"
+
+
+def _listed(names, ranks: dict[str, float]) -> str:
+    return ", ".join(f"{a} ({ranks[a]:.2f})" for a in names)
+
+
+def sentence(ranking: Ranking | NoRanking) -> str:
+    """One metric's finding in one sentence (or why there is none)."""
+    title = ranking.column.title
+    if isinstance(ranking, NoRanking):
+        return f"**{title}**: no ranking: {ranking.reason}."
+    ranks, f = ranking.ranks, ranking.friedman
+    leaders = ranking.leaders()
+    shared = f", shared with {', '.join(leaders[1:])}" if len(leaders) > 1 else ""
+    text = (
+        f"**{title}**: best average rank {ranking.best} ({ranks[ranking.best]:.2f} of "
+        f"{len(ranks)} approaches{shared}); "
+    )
+    f_f = f"{f.f:.2f}" if math.isfinite(f.f) else "∞"
+    friedman = f"Friedman test {_p(f.p)} (Iman–Davenport F = {f_f}, χ² = {f.chi2:.2f})"
+    if not ranking.rejected:
+        return (
+            text + f"{friedman}: the ranks do not tell any of the {len(ranks)} approaches "
+            "apart, so no post-hoc comparison is made."
+        )
+    others = [a for a in ranking.not_separated() if a not in leaders]
+    worse = [a for a in ranks if a not in others and a not in leaders]
+    if not worse:
+        tie = "the Nemenyi test cannot separate it from any other approach"
+    elif not others:
+        tie = "the Nemenyi test separates it from every other approach"
+    else:
+        tie = (
+            f"the Nemenyi test cannot separate it from {_listed(others, ranks)}, only from "
+            f"{_listed(worse, ranks)}"
+        )
+    return text + f"{tie} (critical difference {ranking.cd:.2f} ranks); {friedman}."
+
+
+def _introduction(results: list[Ranking | NoRanking], headlines: dict[str, Headline]) -> str:
+    datasets = sorted(headlines)
+    text = (
+        f"Each approach's best configuration (chosen on val) is ranked on the test split of "
+        f"each of the {len(datasets)} datasets ({', '.join(datasets)}), 1 the best, ties "
+        "sharing their average rank; the ranks are averaged over the datasets, then "
+        "compared by the Friedman test and, where it rejects, the Nemenyi post-hoc test at "
+        "α = 0.05 (Demšar 2006, computed with scikit-posthocs). The rounding controls are "
+        "not ranked."
+    )
+    dropped = dict(d for r in results for d in r.dropped)
+    if dropped:
+        text += " Left out because they have no result on every dataset: " + "; ".join(
+            f"{a} (none on {', '.join(missing)})" for a, missing in dropped.items()
+        )
+        text += "."
+    if 0 < len(datasets) < POWERFUL_DATASETS:
+        text += (
+            f" With {len(datasets)} datasets (Demšar asks for more than {POWERFUL_DATASETS}) "
+            "these tests have little power: an approach they cannot separate from the best "
+            "is not shown to be as good, only not shown to be worse."
+        )
+    return text
+
+
+def ranking_blocks(headlines: dict[str, Headline], figdir: Path) -> list[Block]:
+    """The section: heading, introduction, one sentence per metric, the diagram."""
+    results = rankings(headlines)
+    blocks: list[Block] = [
+        Heading(HEADING, 2),
+        Paragraph(_introduction(results, headlines)),
+        Bullets(tuple(sentence(r) for r in results)),
+    ]
+    png = critical_difference([r for r in results if isinstance(r, Ranking)], figdir / FIGURE)
+    if png is not None:
+        blocks.append(
+            Figure(
+                png,
+                "Average rank of each approach over the datasets (1 = best), per metric. "
+                "A bar joins approaches the Nemenyi test cannot tell apart; CD: the "
+                "critical difference, the smallest gap in average rank it can call.",
+            )
+        )
+    return blocks

@@ -1,0 +1,81 @@
+"""The "Across datasets" section on hand-made results: the diagram's PNG and one sentence per
+metric, rebuilt to the same bytes."""
+
+from __future__ import annotations
+
+from hand_made_headlines import CLS, LOGIT, REG, SIGMOID, headlines
+
+from roundlab.report.document import Bullets, Figure, Heading, Paragraph
+from roundlab.report.ranking_section import FIGURE, HEADING, ranking_blocks
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# The same order on all four datasets in exact match (classification, sigmoid_round,
+# regression); in MAE sigmoid_round and classification swap places on two of them.
+SAME_ORDER = {
+    "a": {CLS: (0.8, 0.3), REG: (0.4, 0.9), SIGMOID: (0.6, 0.25)},
+    "b": {CLS: (0.7, 0.4), REG: (0.3, 1.1), SIGMOID: (0.5, 0.2), LOGIT: (0.2, 2.0)},
+    "c": {CLS: (0.9, 0.3), REG: (0.5, 0.6), SIGMOID: (0.6, 0.2)},
+    "d": {CLS: (0.6, 0.5), REG: (0.2, 1.4), SIGMOID: (0.4, 0.7)},
+}
+
+
+def test_section_draws_the_diagram_and_writes_one_sentence_per_metric(tmp_path):
+    blocks = ranking_blocks(headlines(SAME_ORDER), tmp_path)
+    heading, intro, sentences, figure = blocks
+    assert heading == Heading(HEADING, 2)
+    assert isinstance(intro, Paragraph) and isinstance(sentences, Bullets)
+    assert isinstance(figure, Figure) and figure.path == tmp_path / FIGURE
+    assert figure.path.read_bytes().startswith(PNG_SIGNATURE)
+    assert figure.path.stat().st_size > 10_000
+    # k = 3, N = 4: CD = 2.343 · sqrt(3·4 / 24) = 1.66; the same order on every dataset
+    # gives chi2_F = N(k − 1) = 8 and an infinite F_F
+    assert sentences.items[0] == (
+        "**test exact match**: best average rank classification (1.00 of 3 approaches); the "
+        "Nemenyi test cannot separate it from rounding · sigmoid_round (2.00), only from "
+        "regression (3.00) (critical difference 1.66 ranks); Friedman test p < 0.001 "
+        "(Iman–Davenport F = ∞, χ² = 8.00)."
+    )
+    # MAE: sigmoid_round 1, 1, 1, 2 → 1.25; classification 2, 2, 2, 1 → 1.75; regression 3
+    # chi2_F = 12·4/(3·4) · (1.25² + 1.75² + 3² − 12) = 6.5; F_F = 3·6.5 / (8 − 6.5) = 13
+    assert sentences.items[1] == (
+        "**test MAE**: best average rank rounding · sigmoid_round (1.25 of 3 approaches); "
+        "the Nemenyi test cannot separate it from classification (1.75), only from "
+        "regression (3.00) (critical difference 1.66 ranks); Friedman test p = 0.007 "
+        "(Iman–Davenport F = 13.00, χ² = 6.50)."
+    )
+    assert "ordered_logit (reference) (none on a, c, d)" in intro.text
+    assert "With 4 datasets" in intro.text and "little power" in intro.text
+
+
+def test_rebuilding_the_section_gives_the_same_png_bytes(tmp_path):
+    first = ranking_blocks(headlines(SAME_ORDER), tmp_path / "one")
+    second = ranking_blocks(headlines(SAME_ORDER), tmp_path / "two")
+    assert first[-1].path.read_bytes() == second[-1].path.read_bytes()
+    assert first[:-1] == second[:-1]
+
+
+def test_a_friedman_test_that_does_not_reject_calls_no_approach_better(tmp_path):
+    # classification and regression swap places from one dataset to the next
+    swapping = {
+        d: {CLS: (0.8 - s, 0.3 + s), REG: (0.6 + s, 0.5 - s)}
+        for d, s in (("a", 0.0), ("b", 0.4), ("c", 0.0), ("d", 0.4))
+    }
+    sentences = ranking_blocks(headlines(swapping), tmp_path)[2]
+    assert sentences.items[0] == (
+        "**test exact match**: best average rank classification (1.50 of 2 approaches, "
+        "shared with regression); Friedman test p = 1.000 (Iman–Davenport F = 0.00, "
+        "χ² = 0.00): the ranks do not tell any of the 2 approaches apart, so no post-hoc "
+        "comparison is made."
+    )
+
+
+def test_one_dataset_gives_no_ranking_and_no_figure(tmp_path):
+    blocks = ranking_blocks(headlines({"a": SAME_ORDER["a"]}), tmp_path)
+    assert not any(isinstance(b, Figure) for b in blocks)
+    assert not (tmp_path / FIGURE).exists()
+    assert blocks[2].items[0] == (
+        "**test exact match**: no ranking: a ranking needs at least 2 datasets (one dataset "
+        "ranks nothing across datasets) and 2 approaches with a value on each; there are 1 "
+        "and 3."
+    )
