@@ -33,6 +33,7 @@ from roundlab.report.headline_sections import headline_blocks
 from roundlab.report.method import method_blocks
 from roundlab.report.planned import RECOMPUTED, missing_runs, planned_runs
 from roundlab.report.protocol import protocol
+from roundlab.report.ranking_section import ranking_blocks
 from roundlab.report.selection import Configuration, group, swept_values
 from roundlab.report.tuning import tune_groups
 
@@ -148,6 +149,7 @@ def build_report(
 
     doc = Document(TITLE)
     doc.add(_introduction(runs, groups, manifest, results_dir))
+    doc.add(*ranking_blocks(headlines, figdir))
     doc.add(*summary.summary_blocks(headlines, groups, grad))
     doc.add(*method_blocks(protocol(runs, groups, headlines)))
     tables, sweep_curves, learning = _result_sections(groups, headlines, sweeps, figdir)
