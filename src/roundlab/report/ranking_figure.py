@@ -22,9 +22,18 @@ UNIT = 0.27  # inches per diagram row (one label, one bar)
 ABOVE = 2.1  # rows above the axis: the rank ticks, then the critical-difference bar
 TITLE = 0.6  # inches for a panel's title
 HEADER = 0.55  # inches for the figure's title
+# Dark enough to read as text on white; an approach keeps its colour in every panel.
+COLOURS = (
+    *(f"tab:{c}" for c in ("blue", "orange", "green", "red", "purple", "brown", "pink")),
+    *(f"tab:{c}" for c in ("gray", "olive", "cyan")),
+    "black",
+    "navy",
+    "darkgoldenrod",
+    "darkred",
+)
 
 
-def _panel(ax, ranking: Ranking) -> float:
+def _panel(ax, ranking: Ranking, colours: dict[str, str]) -> float:
     """Draw one diagram; returns how many rows it spans below the axis."""
     k = len(ranking.ranks)
     drawn = scikit_posthocs.critical_difference_diagram(
@@ -36,6 +45,7 @@ def _panel(ax, ranking: Ranking) -> float:
         label_fmt_right="({rank:.2f}) {label}",
         label_props={"fontsize": LABEL_SIZE},
         elbow_props={"linewidth": 1.2},
+        color_palette={a: colours[a] for a in ranking.ranks},
         text_h_margin=0.12,
     )
     # drawn here rather than by the library, above the rank ticks instead of across them
@@ -69,7 +79,9 @@ def critical_difference(rankings: list[Ranking], path: Path) -> Path | None:
         f"(α = {rankings[0].alpha:g})",
     )
     fig.set_layout_engine("none")  # the labels lie outside the axes: placed by hand below
-    spans = [_panel(ax, r) * UNIT for ax, r in zip(axes[:, 0], rankings, strict=True)]
+    names = list(dict.fromkeys(a for r in rankings for a in r.ranks))
+    colours = {a: COLOURS[i % len(COLOURS)] for i, a in enumerate(names)}
+    spans = [_panel(ax, r, colours) * UNIT for ax, r in zip(axes[:, 0], rankings, strict=True)]
     height = HEADER + sum(span + TITLE for span in spans)
     fig.set_size_inches(WIDTH, height)
     top = height - HEADER

@@ -17,6 +17,7 @@ from roundlab.report.ranking import (
     rankings,
 )
 from roundlab.report.ranking_figure import critical_difference
+from roundlab.report.selection import CONTROLS
 
 HEADING = "Across datasets"
 FIGURE = "ranking.png"
@@ -26,13 +27,9 @@ def _p(value: float) -> str:
     return f"p = {value:.3f}" if value >= 1e-3 else "p < 0.001"
 
 
-def _listed(names, ranks: dict[str, float]) -> str:
-    return ", ".join(f"{a} ({ranks[a]:.2f})" for a in names)
-
-
 def sentence(ranking: Ranking | NoRanking) -> str:
     """One metric's finding in one sentence (or why there is none)."""
-    title = ranking.column.title
+    title = ranking.column.title[:1].upper() + ranking.column.title[1:]
     if isinstance(ranking, NoRanking):
         return f"**{title}**: no ranking: {ranking.reason}."
     ranks, f = ranking.ranks, ranking.friedman
@@ -43,7 +40,7 @@ def sentence(ranking: Ranking | NoRanking) -> str:
         f"{len(ranks)} approaches{shared}); "
     )
     f_f = f"{f.f:.2f}" if math.isfinite(f.f) else "∞"
-    friedman = f"Friedman test {_p(f.p)} (Iman–Davenport F = {f_f}, χ² = {f.chi2:.2f})"
+    friedman = f"Friedman test {_p(f.p)} (Iman–Davenport F = {f_f})"
     if not ranking.rejected:
         return (
             text + f"{friedman}: the ranks do not tell any of the {len(ranks)} approaches "
@@ -57,8 +54,8 @@ def sentence(ranking: Ranking | NoRanking) -> str:
         tie = "the Nemenyi test separates it from every other approach"
     else:
         tie = (
-            f"the Nemenyi test cannot separate it from {_listed(others, ranks)}, only from "
-            f"{_listed(worse, ranks)}"
+            f"the Nemenyi test cannot separate it from {', '.join(others)}, only from "
+            f"{', '.join(worse)}"
         )
     return text + f"{tie} (critical difference {ranking.cd:.2f} ranks); {friedman}."
 
@@ -66,16 +63,15 @@ def sentence(ranking: Ranking | NoRanking) -> str:
 def _introduction(results: list[Ranking | NoRanking], headlines: dict[str, Headline]) -> str:
     datasets = sorted(headlines)
     text = (
-        f"Each approach's best configuration (chosen on val) is ranked on the test split of "
-        f"each of the {len(datasets)} datasets ({', '.join(datasets)}), 1 the best, ties "
-        "sharing their average rank; the ranks are averaged over the datasets, then "
-        "compared by the Friedman test and, where it rejects, the Nemenyi post-hoc test at "
-        "α = 0.05 (Demšar 2006, computed with scikit-posthocs). The rounding controls are "
-        "not ranked."
+        "Each approach's best configuration on val is ranked on each dataset's test split "
+        "(1 = best; ties share their average rank) and its ranks averaged over the "
+        f"{len(datasets)} datasets ({', '.join(datasets)}); then the Friedman test and, where "
+        "it rejects, the Nemenyi post-hoc test (α = 0.05; Demšar 2006; scikit-posthocs). "
+        f"The controls ({', '.join(CONTROLS)}) are not ranked."
     )
     dropped = dict(d for r in results for d in r.dropped)
     if dropped:
-        text += " Left out because they have no result on every dataset: " + "; ".join(
+        text += " Left out, as not on every dataset: " + "; ".join(
             f"{a} (none on {', '.join(missing)})" for a, missing in dropped.items()
         )
         text += "."
