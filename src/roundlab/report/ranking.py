@@ -104,10 +104,6 @@ class Ranking:
         """The Friedman test rejects "all approaches rank alike" at ``alpha``."""
         return self.friedman.p < self.alpha
 
-    @property
-    def low_power(self) -> bool:
-        return len(self.datasets) < POWERFUL_DATASETS
-
     def separated(self, a: str, b: str) -> bool:
         """The post-hoc test tells ``a`` and ``b`` apart (only after the Friedman test rejects)."""
         return self.rejected and bool(self.p_values.loc[a, b] < self.alpha)
@@ -119,7 +115,9 @@ class Ranking:
     def significance(self) -> pd.DataFrame:
         """The p-values as the diagram reads them (< alpha: different): Nemenyi's when the
         Friedman test rejects, otherwise 1 for every pair."""
-        return self.p_values if self.rejected else self.p_values * 0.0 + 1.0
+        if self.rejected:
+            return self.p_values
+        return pd.DataFrame(1.0, index=self.p_values.index, columns=self.p_values.columns)
 
 
 @dataclass(frozen=True)
