@@ -20,8 +20,8 @@ AXIS_LEFT, AXIS_RIGHT = 0.27, 0.73
 LABEL_SIZE = 10
 UNIT = 0.27  # inches per diagram row (one label, one bar)
 ABOVE = 2.1  # rows above the axis: the rank ticks, then the critical-difference bar
-TITLE = 0.6  # inches for a panel's title
-HEADER = 0.55  # inches for the figure's title
+TITLE = 0.4  # inches for a panel's title
+HEADER = 0.5  # inches for the figure's title
 # Dark enough to read as text on white; an approach keeps its colour in every panel.
 COLOURS = (
     *(f"tab:{c}" for c in ("blue", "orange", "green", "red", "purple", "brown", "pink")),
