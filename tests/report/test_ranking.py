@@ -149,3 +149,31 @@ def test_rounding_controls_are_not_ranked():
     em, _ = ranking.rankings(h)
     assert list(em.ranks) == ["classification", "regression"]
     assert em.dropped == ()
+
+
+def test_each_method_of_a_reference_is_ranked_as_a_family_of_its_own():
+    h = headlines(
+        {
+            d: {
+                CLS: (0.5, 0.6),
+                ("ordered_logit", None, "probit"): (0.7 + s, 0.4),
+                ("ordered_logit", None, "logit"): (0.6, 0.5 + s),
+            }
+            for d, s in (("a", 0.0), ("b", 0.2), ("c", 0.2))
+        }
+    )
+    em, mae = ranking.rankings(h)
+    assert em.ranks == {
+        "ordered_logit · probit (reference)": 1.0,
+        "ordered_logit · logit (reference)": 2.0,
+        "classification": 3.0,
+    }
+    # MAE: probit 0.4 everywhere; logit 0.5, 0.7, 0.7 against classification's 0.6
+    assert mae.ranks == pytest.approx(
+        {
+            "ordered_logit · probit (reference)": 1.0,
+            "classification": 7 / 3,
+            "ordered_logit · logit (reference)": 8 / 3,
+        }
+    )
+    assert list(mae.ranks)[1] == "classification"

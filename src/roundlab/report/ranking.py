@@ -52,7 +52,7 @@ import scikit_posthocs
 import scipy.stats
 
 from roundlab.report.headline import Headline
-from roundlab.report.selection import CONTROLS, HEADLINE_COLUMNS, Column
+from roundlab.report.selection import CONTROLS, HEADLINE_COLUMNS, Column, Configuration
 
 # The columns ranked across datasets: test exact match and test MAE.
 RANKED_COLUMNS = tuple(c for c in HEADLINE_COLUMNS if c.split == "test")
@@ -129,6 +129,12 @@ class NoRanking:
     dropped: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
+def name(row: Configuration) -> str:
+    """The row's name in the ranking: its table label, with the method of a reference that has
+    several (one family each, like ``ordinal · corn``), so no two families share a name."""
+    return f"{row.family} (reference)" if row.is_reference else row.label
+
+
 def score_table(
     headlines: dict[str, Headline], column: Column
 ) -> tuple[pd.DataFrame, tuple[tuple[str, tuple[str, ...]], ...]]:
@@ -142,9 +148,9 @@ def score_table(
                 continue
             mean = row.metric(column.split, column.metric).mean
             if math.isfinite(mean):
-                values.setdefault(row.label, {})[dataset] = mean
-                if row.label not in order:
-                    order.append(row.label)
+                values.setdefault(name(row), {})[dataset] = mean
+                if name(row) not in order:
+                    order.append(name(row))
     datasets = sorted(headlines)
     kept = [a for a in order if len(values[a]) == len(datasets)]
     dropped = tuple(
