@@ -77,3 +77,21 @@ def test_one_dataset_gives_no_ranking_and_no_figure(tmp_path):
         "ranks nothing across datasets) and 2 approaches with a value on each; there are 1 "
         "and 3."
     )
+
+
+def test_a_long_list_not_separated_from_the_best_is_counted_and_the_short_one_named(tmp_path):
+    # eight approaches in the same order on all four datasets: CD = 3.031 · sqrt(72 / 24) = 5.25,
+    # so only the last two (6 and 7 ranks behind the first) are separated from it
+    corn, coral = ("ordinal", None, "corn"), ("ordinal", None, "coral")
+    poisson, glm = ("poisson", None, None), ("glm_poisson", None, None)
+    names = [CLS, REG, SIGMOID, corn, coral, poisson, glm, LOGIT]
+    table = {
+        d: {key: (0.9 - 0.1 * i, 0.1 + 0.1 * i) for i, key in enumerate(names)} for d in "abcd"
+    }
+    sentences = ranking_blocks(headlines(table), tmp_path)[2]
+    assert sentences.items[0] == (
+        "**Test exact match**: best average rank classification (1.00 of 8 approaches); the "
+        "Nemenyi test separates it only from glm_poisson (reference), ordered_logit "
+        "(reference), not from the other 5 (critical difference 5.25 ranks); Friedman test "
+        "p < 0.001 (Iman–Davenport F = ∞)."
+    )

@@ -21,6 +21,9 @@ from roundlab.report.selection import CONTROLS
 
 HEADING = "Across datasets"
 FIGURE = "ranking.png"
+# Longer lists of approaches not separated from the best are counted, not named, when fewer
+# are separated from it: the diagram names them all.
+SHORT_LIST = 4
 
 
 def _p(value: float) -> str:
@@ -49,9 +52,18 @@ def sentence(ranking: Ranking | NoRanking) -> str:
     others = [a for a in ranking.not_separated() if a not in leaders]
     worse = [a for a in ranks if a not in others and a not in leaders]
     if not worse:
-        tie = "the Nemenyi test cannot separate it from any other approach"
+        # Demšar's own example: the omnibus test rejects, the post-hoc test cannot say where
+        tie = (
+            "the Nemenyi test cannot separate it from any other approach (the Friedman test "
+            "finds a difference somewhere, the post-hoc test is not powerful enough to say where)"
+        )
     elif not others:
         tie = "the Nemenyi test separates it from every other approach"
+    elif len(others) > max(len(worse), SHORT_LIST):
+        tie = (
+            f"the Nemenyi test separates it only from {', '.join(worse)}, not from the "
+            f"other {len(others)}"
+        )
     else:
         tie = (
             f"the Nemenyi test cannot separate it from {', '.join(others)}, only from "
