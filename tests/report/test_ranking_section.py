@@ -3,6 +3,11 @@ metric, rebuilt to the same bytes."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from hand_made_headlines import CLS, LOGIT, REG, SIGMOID, headlines
 
 from roundlab.report.document import Bullets, Figure, Heading, Paragraph
@@ -95,3 +100,35 @@ def test_a_long_list_not_separated_from_the_best_is_counted_and_the_short_one_na
         "(reference), not from the other 5 (critical difference 5.25 ranks); Friedman test "
         "p < 0.001 (Iman–Davenport F = ∞)."
     )
+
+
+# Builds the section of test_a_long_list... in a fresh interpreter and prints the PNG's digest.
+_BUILD = """
+import hashlib, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from hand_made_headlines import CLS, LOGIT, REG, SIGMOID, headlines
+from roundlab.report.ranking_section import ranking_blocks
+keys = [CLS, REG, SIGMOID, ("ordinal", None, "corn"), ("ordinal", None, "coral"),
+        ("poisson", None, None), ("glm_poisson", None, None), LOGIT]
+# two datasets swap neighbours, so several bars of more than two approaches are drawn
+swapped = (1, 0, 3, 2, 5, 4, 7, 6)
+places = {{"a": range(8), "b": range(8), "c": swapped, "d": swapped}}
+table = {{d: {{k: (0.9 - 0.1 * p[i], 0.5) for i, k in enumerate(keys)}} for d, p in places.items()}}
+png = ranking_blocks(headlines(table), Path({out!r}))[-1].path
+print(hashlib.sha256(png.read_bytes()).hexdigest())
+"""
+
+
+def test_the_diagram_has_the_same_bytes_whatever_the_string_hash_seed(tmp_path):
+    """scikit-posthocs collects each bar's approaches in a set; the drawing must not follow the
+    set's order, which changes with PYTHONHASHSEED from one process to the next."""
+    digests = set()
+    for seed in ("1", "2", "3"):
+        script = _BUILD.format(tests=str(Path(__file__).parent), out=str(tmp_path / seed))
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1

@@ -48,6 +48,11 @@ def _panel(ax, ranking: Ranking, colours: dict[str, str]) -> float:
         color_palette={a: colours[a] for a in ranking.ranks},
         text_h_margin=0.12,
     )
+    # The library draws each bar through a set of approaches, in an order that follows
+    # Python's string hashing, so the PNG bytes would change from run to run: same points,
+    # left to right.
+    for line in (bar for bars in drawn["crossbars"] for bar in bars):
+        line.set_xdata(sorted(line.get_xdata()))
     # drawn here rather than by the library, above the rank ticks instead of across them
     start = next(iter(ranking.ranks.values()))
     ax.plot([start, start + ranking.cd], [1.35, 1.35], color="k", linewidth=2)
