@@ -37,15 +37,16 @@ def test_section_draws_the_diagram_and_writes_one_sentence_per_metric(tmp_path):
     # gives an infinite F_F
     assert sentences.items[0] == (
         "**Test exact match**: best average rank classification (1.00 of 3 approaches); the "
-        "Nemenyi test cannot separate it from rounding · sigmoid_round, only from regression "
-        "(critical difference 1.66 ranks); Friedman test p < 0.001 (Iman–Davenport F = ∞)."
+        "Nemenyi test (critical difference 1.66 ranks) cannot separate it from rounding · "
+        "sigmoid_round, only from regression; Friedman test p < 0.001 (Iman–Davenport F = ∞)."
     )
     # MAE: sigmoid_round 1, 1, 1, 2 → 1.25; classification 2, 2, 2, 1 → 1.75; regression 3
     # chi2_F = 12·4/(3·4) · (1.25² + 1.75² + 3² − 12) = 6.5; F_F = 3·6.5 / (8 − 6.5) = 13
     assert sentences.items[1] == (
         "**Test MAE**: best average rank rounding · sigmoid_round (1.25 of 3 approaches); "
-        "the Nemenyi test cannot separate it from classification, only from regression "
-        "(critical difference 1.66 ranks); Friedman test p = 0.007 (Iman–Davenport F = 13.00)."
+        "the Nemenyi test (critical difference 1.66 ranks) cannot separate it from "
+        "classification, only from regression; Friedman test p = 0.007 (Iman–Davenport "
+        "F = 13.00)."
     )
     assert "ordered_logit (reference) (none on a, c, d)" in intro.text
     assert "With 4 datasets" in intro.text and "little power" in intro.text
@@ -96,8 +97,8 @@ def test_a_long_list_not_separated_from_the_best_is_counted_and_the_short_one_na
     sentences = ranking_blocks(headlines(table), tmp_path)[2]
     assert sentences.items[0] == (
         "**Test exact match**: best average rank classification (1.00 of 8 approaches); the "
-        "Nemenyi test separates it only from glm_poisson (reference), ordered_logit "
-        "(reference), not from the other 5 (critical difference 5.25 ranks); Friedman test "
+        "Nemenyi test (critical difference 5.25 ranks) separates it only from glm_poisson "
+        "(reference), ordered_logit (reference), not from the other 5; Friedman test "
         "p < 0.001 (Iman–Davenport F = ∞)."
     )
 
@@ -132,3 +133,24 @@ def test_the_diagram_has_the_same_bytes_whatever_the_string_hash_seed(tmp_path):
         )
         digests.add(done.stdout.strip())
     assert len(digests) == 1
+
+
+def test_a_friedman_rejection_the_post_hoc_test_cannot_place_is_said_so(tmp_path):
+    keys = [CLS, REG, SIGMOID, LOGIT, ("ordinal", None, "corn"), ("ordinal", None, "coral")]
+    places = {  # 0 is the best on that dataset
+        "a": (4, 3, 1, 0, 2, 5),
+        "b": (3, 1, 2, 5, 0, 4),
+        "c": (5, 4, 2, 0, 1, 3),
+        "d": (4, 2, 1, 3, 0, 5),
+    }
+    table = {d: {k: (0.9 - 0.1 * p[i], 0.5) for i, k in enumerate(keys)} for d, p in places.items()}
+    sentence = ranking_blocks(headlines(table), tmp_path)[2].items[0]
+    # average ranks: corn 1.75, sigmoid_round 2.5, ordered_logit 3, regression 3.5,
+    # classification 5, coral 5.25; chi2_F = 48/42 · (83.125 − 73.5) = 11, F_F = 33/9 = 3.67,
+    # p = 0.023; the widest gap, 3.5, stays under CD = 2.850 · sqrt(42/24) = 3.77
+    assert sentence == (
+        "**Test exact match**: best average rank ordinal · corn (1.75 of 6 approaches); the "
+        "Nemenyi test (critical difference 3.77 ranks) cannot separate it from any other "
+        "approach; Friedman test p = 0.023 (Iman–Davenport F = 3.67): the ranks differ "
+        "somewhere, but the post-hoc test is not powerful enough to say where."
+    )

@@ -51,25 +51,22 @@ def sentence(ranking: Ranking | NoRanking) -> str:
         )
     others = [a for a in ranking.not_separated() if a not in leaders]
     worse = [a for a in ranks if a not in others and a not in leaders]
+    after = ""
     if not worse:
+        tie = "cannot separate it from any other approach"
         # Demšar's own example: the omnibus test rejects, the post-hoc test cannot say where
-        tie = (
-            "the Nemenyi test cannot separate it from any other approach (the Friedman test "
-            "finds a difference somewhere, the post-hoc test is not powerful enough to say where)"
+        after = (
+            ": the ranks differ somewhere, but the post-hoc test is not powerful enough to "
+            "say where"
         )
     elif not others:
-        tie = "the Nemenyi test separates it from every other approach"
+        tie = "separates it from every other approach"
     elif len(others) > max(len(worse), SHORT_LIST):
-        tie = (
-            f"the Nemenyi test separates it only from {', '.join(worse)}, not from the "
-            f"other {len(others)}"
-        )
+        tie = f"separates it only from {', '.join(worse)}, not from the other {len(others)}"
     else:
-        tie = (
-            f"the Nemenyi test cannot separate it from {', '.join(others)}, only from "
-            f"{', '.join(worse)}"
-        )
-    return text + f"{tie} (critical difference {ranking.cd:.2f} ranks); {friedman}."
+        tie = f"cannot separate it from {', '.join(others)}, only from {', '.join(worse)}"
+    nemenyi = f"the Nemenyi test (critical difference {ranking.cd:.2f} ranks)"
+    return text + f"{nemenyi} {tie}; {friedman}{after}."
 
 
 def _introduction(results: list[Ranking | NoRanking], headlines: dict[str, Headline]) -> str:
