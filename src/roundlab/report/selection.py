@@ -115,7 +115,7 @@ class Configuration:
     @property
     def label(self) -> str:
         if self.is_reference:
-            return f"{self.approach} (reference)"
+            return f"{self.family} (reference)"
         if self.approach != ROUNDING:
             return self.family
         control = " (control)" if self.activation in CONTROLS else ""
