@@ -210,3 +210,27 @@ def test_a_lightgbm_run_writes_a_finished_ordinary_result(tmp_path):
     assert result.metrics["test"]["exact_match"] > 0.9
     assert result.metrics["extrapolate"]["exact_match"] < 0.1
     assert not list((tmp_path / "results").rglob("*.keras"))
+
+
+def test_a_lightgbm_run_is_logged_to_mlflow_like_a_statsmodels_one(
+    compose, store, tmp_path, capsys
+):
+    from roundlab import predict
+    from roundlab.tracking import store as tracking_store
+    from roundlab.train import train
+
+    result = train(compose("approach=lightgbm", "approach.method=regression"))
+    assert result.ok, result.error
+    run = tracking_store.client(store).get_run(result.mlflow_run_id)
+    assert run.data.tags["roundlab.engine"] == "lightgbm"
+    assert run.data.tags["roundlab.best_iteration"] == str(result.engine["best_iteration"])
+    assert run.data.params["approach.method"] == "regression"
+    em = result.metrics["test"]["exact_match"]
+    assert run.data.metrics["test/exact_match"] == pytest.approx(em)
+    # No network to save or serve: predict answers in one line, as for glm_poisson.
+    (tmp_path / "new.csv").write_text("x0\n0.5\n")
+    path = result.key.result_path(result.config["results_dir"])
+    assert predict.main([str(path), "--input", str(tmp_path / "new.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "references save no network" in err and err.count("\n") == 1
+    assert err.strip().endswith("Received: approach=lightgbm")
