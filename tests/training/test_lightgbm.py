@@ -234,3 +234,16 @@ def test_a_lightgbm_run_is_logged_to_mlflow_like_a_statsmodels_one(
     err = capsys.readouterr().err
     assert "references save no network" in err and err.count("\n") == 1
     assert err.strip().endswith("Received: approach=lightgbm")
+
+
+def test_leaves_shrink_with_a_small_training_split_and_threads_follow_the_job(monkeypatch):
+    assert FAST.booster("poisson", 96)["min_data_in_leaf"] == 9
+    assert FAST.booster("poisson", 1500)["min_data_in_leaf"] == 20
+    assert FAST.booster("regression", 5)["min_data_in_leaf"] == 1
+    monkeypatch.delenv("TF_NUM_INTRAOP_THREADS", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert gbdt.job_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    assert gbdt.job_threads() == 4
+    monkeypatch.setenv("TF_NUM_INTRAOP_THREADS", "2")  # the sweep's share of the cores
+    assert gbdt.Params.of({"method": "poisson"}, seed=3).num_threads == 2

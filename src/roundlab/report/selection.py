@@ -109,7 +109,7 @@ class Configuration:
 
     @property
     def is_reference(self) -> bool:
-        """A classical reference (a statsmodels fit): deterministic, never tuned."""
+        """A classical reference (a statsmodels or LightGBM fit): deterministic, never tuned."""
         return self.approach in approaches.names() and approaches.get(self.approach).is_reference
 
     @property

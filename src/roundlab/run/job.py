@@ -86,9 +86,9 @@ def build(cfg: DictConfig, dataset: Dataset, by_hand: bool = False) -> Fill:
     checked, else the network's approach, checked against the memory limit, both
     before anything is recorded; ``by_hand`` (not a sweep's job) logs one line per epoch."""
     if approaches.get(cfg.approach.name).is_reference:
-        fit = references.fitter(cfg.approach.name, cfg.approach, cfg.seed, dataset.train.y)
+        reference = references.fitter(cfg.approach.name, cfg.approach, cfg.seed, dataset.train.y)
         standardize = cfg.trainer.standardize_features
-        return functools.partial(references.fit_and_evaluate, fit, standardize, dataset)
+        return functools.partial(references.fit_and_evaluate, reference, standardize, dataset)
     approach = approaches.build(cfg, dataset.train.y)
     t = cfg.trainer
     check_memory(
