@@ -160,6 +160,8 @@ def test_the_label_rules_refuse_what_a_method_cannot_fit():
         gbdt.check_labels("multiclass", np.array([3, 3]), 1000)
     with pytest.raises(ConfigError, match=r"span 0\.\.20 \(21 classes\)"):
         gbdt.check_labels("multiclass", np.array([0, 20]), 10)
+    with pytest.raises(ConfigError, match="needs a positive count.*every training label=0"):
+        gbdt.check_labels("poisson", np.zeros(5, dtype=np.int64), 1000)
     gbdt.check_labels("regression", np.array([-4, -4]), 1000)
     with pytest.raises(
         ConfigError, match=r"approach.num_leaves must be >= 2. Received: approach.num_leaves=1"

@@ -18,7 +18,7 @@ is enough, as for the statsmodels references. The methods (``approach.method``):
   (:func:`roundlab.metrics.round_half_even`, the readout of approach=regression).
 - ``poisson``: the Poisson log-likelihood of a log-rate ``ℓ``; read out as approach=poisson:
   ``floor(λ + 0.5)`` with the mode ``floor(λ)`` recorded too, ``ℓ`` clipped at
-  :data:`roundlab.approaches.poisson.MAX_LOG_RATE`. Non-negative labels only.
+  :data:`roundlab.approaches.poisson.MAX_LOG_RATE`. Non-negative labels, not all zero.
 
 ``min_data_in_leaf`` is capped at a tenth of the training rows (at least 1): LightGBM's
 default of 20 would let a 96-row training split grow trees of at most four leaves.
@@ -113,7 +113,8 @@ def job_threads() -> int:
 
 def check_labels(method: str, y_train: np.ndarray, max_classes: int) -> None:
     """Refuse training labels ``method`` cannot fit, with a :class:`ConfigError`: negative
-    counts for poisson, one label or a range wider than ``max_classes`` for multiclass."""
+    counts or only zeros for poisson, one label or a range wider than ``max_classes`` for
+    multiclass."""
     if method not in METHODS:
         raise ConfigError(
             f"approach.method must be one of {METHODS}. Received: approach.method={method!r}"
@@ -121,6 +122,11 @@ def check_labels(method: str, y_train: np.ndarray, max_classes: int) -> None:
     name = f"{NAME} approach.method={method}"
     if method == "poisson":
         poisson.check_counts(name, y_train)
+        if not np.any(np.asarray(y_train) > 0):  # LightGBM starts from the log of the mean
+            raise ConfigError(
+                f"approach={name} needs a positive count in the training split. "
+                f"Received: every training label=0"
+            )
     if method == "multiclass":
         labels = np.unique(np.asarray(y_train, dtype=np.int64))
         if len(labels) < 2:
