@@ -108,6 +108,17 @@ def test_early_stopping_keeps_the_tree_count_with_the_lowest_val_loss(method):
     assert converged and best + FAST.early_stopping_rounds <= FAST.max_trees
 
 
+@pytest.mark.parametrize("method", gbdt.METHODS)
+def test_a_refit_without_val_rows_grows_the_chosen_tree_count(method):
+    """What a k-fold selection does: choose the count on held-out rows, then refit on train."""
+    s = splits()
+    stopped, best, _ = fitted(method)
+    refit, grown, converged = gbdt.fit(*s["train"], None, None, method, gbdt.Params(max_trees=best))
+    assert (grown, converged) == (best, True)
+    for readout, values in stopped(s["test"][0]).items():
+        np.testing.assert_array_equal(refit(s["test"][0])[readout], values)
+
+
 def test_a_fit_that_reaches_the_tree_cap_is_not_converged():
     _, best, converged = fitted("regression", gbdt.Params(max_trees=5, early_stopping_rounds=20))
     assert (best, converged) == (5, False)

@@ -140,14 +140,17 @@ def check_labels(method: str, y_train: np.ndarray, max_classes: int) -> None:
 def fit(
     x_train: np.ndarray,
     y_train: np.ndarray,
-    x_val: np.ndarray,
-    y_val: np.ndarray,
+    x_val: np.ndarray | None,
+    y_val: np.ndarray | None,
     method: str,
     params: Params,
 ) -> tuple[Predict, int, bool]:
     """``(predict, best_iteration, converged)`` of boosted trees grown on the training rows and
     stopped early on the val rows (see the module docstring). ``predict(x)`` maps ``""`` to the
-    integer readout (and ``"mode"`` to the Poisson mode for method poisson)."""
+    integer readout (and ``"mode"`` to the Poisson mode for method poisson). Without val rows
+    (``x_val`` None: a refit on every training row once cross-validation chose the tree count)
+    exactly ``params.max_trees`` trees are grown, and ``converged`` is True: the count was
+    chosen on held-out rows, not run into."""
     # lightgbm is imported by this fit alone: a network's run never pays for it.
     import lightgbm
 
@@ -157,26 +160,31 @@ def fit(
     booster_params = params.booster(method, len(y_train))
     if method == "multiclass":
         booster_params["num_class"] = hi - lo + 1
-        target, val_target = y_train - lo, np.clip(np.asarray(y_val, np.int64) - lo, 0, hi - lo)
+    shift = lo if method == "multiclass" else 0
+    train_set = lightgbm.Dataset(np.asarray(x_train, np.float64), (y_train - shift).astype(float))
+    if x_val is None or y_val is None:
+        booster = lightgbm.train(booster_params, train_set, num_boost_round=params.max_trees)
+        best, converged = params.max_trees, True
     else:
-        target, val_target = y_train, np.asarray(y_val, dtype=np.int64)
-    train_set = lightgbm.Dataset(np.asarray(x_train, np.float64), target.astype(np.float64))
-    val_set = train_set.create_valid(np.asarray(x_val, np.float64), val_target.astype(np.float64))
-    losses: dict[str, Any] = {}
-    booster = lightgbm.train(
-        booster_params,
-        train_set,
-        num_boost_round=params.max_trees,
-        valid_sets=[val_set],
-        valid_names=["val"],
-        callbacks=[
-            lightgbm.early_stopping(params.early_stopping_rounds, verbose=False),
-            lightgbm.record_evaluation(losses),
-        ],
-    )
-    best = int(booster.best_iteration) or params.max_trees
-    grown = len(losses["val"][VAL_LOSS[method]])
-    converged = grown - best >= params.early_stopping_rounds
+        val_target = np.asarray(y_val, dtype=np.int64) - shift
+        if method == "multiclass":  # as classification's loss: the nearest class
+            val_target = np.clip(val_target, 0, hi - lo)
+        val_set = train_set.create_valid(np.asarray(x_val, np.float64), val_target.astype(float))
+        losses: dict[str, Any] = {}
+        booster = lightgbm.train(
+            booster_params,
+            train_set,
+            num_boost_round=params.max_trees,
+            valid_sets=[val_set],
+            valid_names=["val"],
+            callbacks=[
+                lightgbm.early_stopping(params.early_stopping_rounds, verbose=False),
+                lightgbm.record_evaluation(losses),
+            ],
+        )
+        best = int(booster.best_iteration) or params.max_trees
+        grown = len(losses["val"][VAL_LOSS[method]])
+        converged = grown - best >= params.early_stopping_rounds
 
     def raw(x: np.ndarray) -> np.ndarray:
         return booster.predict(np.asarray(x, np.float64), num_iteration=best, raw_score=True)
