@@ -87,6 +87,31 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
     assert "trainer.learning_rate=0.001" in references.overrides
 
 
+def test_lightgbm_is_fitted_once_per_dataset_and_method():
+    profile = _profile(
+        datasets=["count", "affine"],
+        approaches=["glm_poisson", "lightgbm"],
+        seeds=[3, 4, 5],
+        learning_rates=[0.003, 0.01],
+    )
+    trees, statsmodels = planning.plan(profile)
+    assert (trees.family, statsmodels.family) == ("lightgbm", "references")
+    assert trees.once and trees.overrides[:2] == (
+        "approach=lightgbm",
+        "approach.method=multiclass,regression,poisson",
+    )
+    assert {"seed=3", "trainer.learning_rate=0.001"} <= set(trees.overrides)
+    assert sorted((r.dataset, r.method, r.seed, r.learning_rate) for r in trees.runs) == [
+        (d, m, 3, 0.001)
+        for d in ("affine", "count")
+        for m in ("multiclass", "poisson", "regression")
+    ]
+    assert [p.as_posix() for p in trees.result_files(Path("r"))][0] == (
+        "r/count/lightgbm/multiclass/lr=0.001/seed=3.json"
+    )
+    assert [r.approach for r in statsmodels.runs] == ["glm_poisson", "glm_poisson"]
+
+
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
     files = [p.as_posix() for m in planning.plan(profile) for p in m.result_files(Path("r"))]

@@ -113,3 +113,20 @@ def test_a_network_is_compared_with_a_reference_as_with_a_fixed_number():
     assert against["ordered_logit (reference)"].exact_match.startswith("indistinguishable")
     glm = next(c for c in configs if c.approach == "glm_poisson")
     assert glm.metric("test", "exact_match").format() == "0.450 (deterministic)"
+
+
+def test_a_reference_with_methods_has_one_labelled_exact_row_per_method():
+    fits = []
+    for method, em in (("multiclass", 0.62), ("regression", 0.64), ("poisson", 0.57)):
+        r = _run("count", "lightgbm", 1, em, 0.4)  # seed 1: no jitter, the value itself
+        r.config["approach"] = {"name": "lightgbm", "method": method}
+        fits.append(r)
+    configs = tune(group(fits)["count"])
+    assert [c.label for c in configs] == [
+        "lightgbm · multiclass (reference)",
+        "lightgbm · poisson (reference)",
+        "lightgbm · regression (reference)",
+    ]
+    poisson = configs[1].metric("test", "exact_match")
+    assert (poisson.mean, poisson.exact) == (pytest.approx(0.57), True)
+    assert all(c.is_reference for c in configs)

@@ -50,5 +50,5 @@ def test_readme_holds_the_generated_approach_table():
 def test_every_approach_config_names_its_catalogue_entry():
     for name in approaches.names():
         text = (paths.CONF_DIR / "approach" / f"{name}.yaml").read_text()
-        schema = name if name in ("classification", "ordinal") else "approach"
+        schema = name if name in ("classification", "ordinal", "lightgbm") else "approach"
         assert f"\nname: {name}\n" in text and f"/schema/approach/{schema}@_here_" in text

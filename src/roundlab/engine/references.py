@@ -1,13 +1,14 @@
-"""Classical references, not networks: statsmodels fits scored like any run.
+"""Classical references, not networks: statsmodels fits and boosted trees scored like any run.
 
 The approaches of kind ``reference`` in the catalogue (roundlab.approaches) are fitted here on
 the training split's features, standardised exactly as the networks see them
 (:func:`roundlab.engine.evaluation.standardized_features`), and scored on the same val, test and
 extrapolate splits with the same metrics, constant baseline and oracle; the result file is an
-ordinary one (``engine.name == "statsmodels"``, no history), so the report and MLflow need no
-special path. A fit is deterministic: the seed and the trainer settings (learning rate, epochs)
-do not change it, so one seed is enough and the report never tunes a reference. Features that
-are constant on the training split are left out (they are not identified).
+ordinary one (``engine.name`` ``"statsmodels"`` or ``"lightgbm"``, no history), so the report
+and MLflow need no special path. A fit is deterministic: the seed and the trainer settings
+(learning rate, epochs) do not change it, so one seed is enough and the report never tunes a
+reference. Features that are constant on the training split are left out of the statsmodels
+fits (they are not identified).
 
 - ``glm_poisson``: ``GLM(y, [1, x], family=Poisson())`` fitted by IRLS, the log-rate
   ``ℓ = β₀ + β·x``; read out as approach=poisson: ``floor(λ + 0.5)``, mode ``floor(λ)``, with
@@ -16,7 +17,11 @@ are constant on the training split are left out (they are not identified).
   σ(θ_k − β·x)`` over the labels seen in training, fitted by BFGS; read out as the most
   probable of those labels, so, like classification, it never predicts outside them. At least
   two distinct training labels (one label leaves no threshold to fit).
+- ``lightgbm``: gradient-boosted trees (:mod:`roundlab.engine.gbdt`), ``approach.method``
+  multiclass, regression or poisson, stopped early on the val rows; the one reference that
+  reads a split besides train. Its result records the best iteration.
 
+:func:`fitter` checks a reference's settings and labels and returns its fit;
 :func:`check_labels` refuses training labels a reference's family cannot fit with a
 :class:`~roundlab.errors.ConfigError`, before anything is recorded, as the networks'
 approaches do when they are built.
@@ -24,14 +29,15 @@ approaches do when they are built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from roundlab.approaches import poisson
 from roundlab.data import Dataset
-from roundlab.engine import evaluation
+from roundlab.engine import evaluation, gbdt
 from roundlab.errors import ConfigError
 from roundlab.results import RunResult
 
@@ -41,12 +47,45 @@ Predict = Callable[[np.ndarray], dict[str, np.ndarray]]  # features -> readout n
 @dataclass
 class Fit:
     """A fitted reference: its integer readouts (``""`` the main one), whether the optimiser
-    converged, and the fitted parameters (for the record)."""
+    converged (or early stopping fired), and what the result file records of it: the fitted
+    parameters (statsmodels) or the settings (LightGBM), and ``details`` beyond them."""
 
     predict: Predict
     converged: bool
-    params: list[float]
+    params: list[float] | dict[str, Any]
     model: str
+    engine: str = "statsmodels"
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The result file's ``engine`` entry."""
+        return {"name": self.engine, "model": self.model, "params": self.params, **self.details}
+
+
+# Standardised features and labels per split -> the fitted reference.
+Fitter = Callable[[dict[str, np.ndarray], dict[str, np.ndarray]], Fit]
+
+
+def fitter(name: str, approach: Mapping[str, Any], seed: int, y_train: np.ndarray) -> Fitter:
+    """The fit of the reference ``name`` with the settings of its ``approach`` config group;
+    its settings and training labels are checked now (:class:`ConfigError`), before anything
+    is recorded."""
+    if name == gbdt.NAME:
+        params, method = gbdt.Params.of(approach, seed), str(approach["method"])
+        gbdt.check_labels(method, y_train, params.max_classes)
+        return lambda x, y: boosted_trees(x, y, method, params)
+    check_labels(name, y_train)
+    fit = FITS[name]
+    return lambda x, y: fit(x["train"], y["train"])
+
+
+def boosted_trees(
+    x: dict[str, np.ndarray], y: dict[str, np.ndarray], method: str, params: gbdt.Params
+) -> Fit:
+    """Boosted trees on the train rows, stopped early on the val rows."""
+    predict, best, converged = gbdt.fit(x["train"], y["train"], x["val"], y["val"], method, params)
+    model = f"lightgbm.Booster(objective={method})"
+    return Fit(predict, converged, params.recorded(), model, gbdt.NAME, {"best_iteration": best})
 
 
 def check_labels(name: str, y_train: np.ndarray) -> None:
@@ -63,14 +102,14 @@ def _two_labels(name: str, y_train: np.ndarray) -> None:
         )
 
 
-def fit_and_evaluate(name: str, standardize: bool, dataset: Dataset, result: RunResult) -> None:
-    """Fit the reference ``name`` on features standardised when ``standardize`` (as the
+def fit_and_evaluate(fit: Fitter, standardize: bool, dataset: Dataset, result: RunResult) -> None:
+    """Fit a reference (:func:`fitter`) on features standardised when ``standardize`` (as the
     networks see them) and fill ``result`` as a trained run's is."""
     x = evaluation.standardized_features(dataset, standardize)
-    fit = FITS[name](x["train"], dataset.train.y)
-    result.engine = {"name": "statsmodels", "model": fit.model, "params": fit.params}
-    result.converged = fit.converged
-    result.metrics, result.baseline = evaluation.score_readouts(fit.predict, x, dataset)
+    fitted = fit(x, {name: split.y for name, split in dataset.splits.items()})
+    result.engine = fitted.record()
+    result.converged = fitted.converged
+    result.metrics, result.baseline = evaluation.score_readouts(fitted.predict, x, dataset)
     result.oracle = evaluation.oracle(dataset, result.metrics)
 
 
@@ -122,12 +161,14 @@ def ordered_logit(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
     return Fit(predict, converged, params, 'OrderedModel(distr="logit")')
 
 
+# The statsmodels fits, from the training split alone.
 FITS: dict[str, Callable[[np.ndarray, np.ndarray], Fit]] = {
     "glm_poisson": glm_poisson,
     "ordered_logit": ordered_logit,
 }
 
-# Each reference's rule for its training labels, checked before a fit is recorded.
+# Each statsmodels fit's rule for its training labels, checked before a fit is recorded
+# (LightGBM's depends on its method: roundlab.engine.gbdt.check_labels).
 LABEL_CHECKS: dict[str, Callable[[str, np.ndarray], None]] = {
     "glm_poisson": poisson.check_counts,
     "ordered_logit": _two_labels,

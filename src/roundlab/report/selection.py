@@ -109,13 +109,13 @@ class Configuration:
 
     @property
     def is_reference(self) -> bool:
-        """A classical reference (a statsmodels fit): deterministic, never tuned."""
+        """A classical reference (a statsmodels or LightGBM fit): deterministic, never tuned."""
         return self.approach in approaches.names() and approaches.get(self.approach).is_reference
 
     @property
     def label(self) -> str:
         if self.is_reference:
-            return f"{self.approach} (reference)"
+            return f"{self.family} (reference)"
         if self.approach != ROUNDING:
             return self.family
         control = " (control)" if self.activation in CONTROLS else ""

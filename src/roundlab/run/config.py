@@ -70,6 +70,18 @@ class OrdinalConfig(ClassificationConfig):
 
 
 @dataclass
+class LightgbmConfig(ClassificationConfig):
+    # multiclass | regression | poisson (roundlab.engine.gbdt), each a run of its own;
+    # max_classes bounds multiclass. What each value means: conf/approach/lightgbm.yaml.
+    method: str = approaches.get("lightgbm").methods[0]
+    learning_rate: float = 0.05
+    num_leaves: int = 31
+    max_trees: int = 2000
+    early_stopping_rounds: int = 50
+    min_data_in_leaf: int = 20
+
+
+@dataclass
 class ModelConfig:
     name: str = "mlp"
     hidden_sizes: list[int] = field(default_factory=lambda: [64, 64])
@@ -172,6 +184,7 @@ def register_configs() -> None:
     cs.store(group="schema/approach", name="approach", node=ApproachConfig)
     cs.store(group="schema/approach", name="classification", node=ClassificationConfig)
     cs.store(group="schema/approach", name="ordinal", node=OrdinalConfig)
+    cs.store(group="schema/approach", name="lightgbm", node=LightgbmConfig)
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)

@@ -83,15 +83,13 @@ def load(dataset_cfg: DictConfig, objective_text: str) -> Dataset:
 
 
 def build(cfg: DictConfig, dataset: Dataset, by_hand: bool = False) -> Fill:
-    """What fills the run's result: a statsmodels fit for a reference approach (no network),
-    its labels checked, else the network's approach, checked against the memory limit, both
+    """What fills the run's result: a reference's fit (no network), its settings and labels
+    checked, else the network's approach, checked against the memory limit, both
     before anything is recorded; ``by_hand`` (not a sweep's job) logs one line per epoch."""
     if approaches.get(cfg.approach.name).is_reference:
-        references.check_labels(cfg.approach.name, dataset.train.y)
+        reference = references.fitter(cfg.approach.name, cfg.approach, cfg.seed, dataset.train.y)
         standardize = cfg.trainer.standardize_features
-        return functools.partial(
-            references.fit_and_evaluate, cfg.approach.name, standardize, dataset
-        )
+        return functools.partial(references.fit_and_evaluate, reference, standardize, dataset)
     approach = approaches.build(cfg, dataset.train.y)
     t = cfg.trainer
     check_memory(
