@@ -129,7 +129,11 @@ def test_headline_json_best_is_the_reports_recommendation(tmp_path):
     best = json.loads((tmp_path / "reports" / "headline.json").read_text())
     md = (tmp_path / "reports" / "report.md").read_text()
     # the recommendation opens the report, right after the introduction
-    assert re.findall(r"^## (.+)$", md, flags=re.M)[:2] == ["Recommendation", "Answers in short"]
+    assert re.findall(r"^## (.+)$", md, flags=re.M)[:3] == [
+        "Recommendation",
+        "Across datasets",
+        "Answers in short",
+    ]
     table = md.split("## Recommendation")[1].split("How to read it")[0]
     rows = [
         [c.strip() for c in line.strip("|").split("|")]

@@ -44,6 +44,6 @@ def test_an_unconverged_reference_is_left_out_with_a_note_and_blocks_nothing():
     assert w.runner_up.approach == "regression" and not w.refused
     assert verdict(w) == (
         "test exact match: **classification** is best; its interval does not overlap the "
-        "runner-up's (regression) (ordered_logit (reference) left out: statsmodels' optimiser "
-        "did not converge)."
+        "runner-up's (regression) (ordered_logit (reference) left out: its fit did not converge: "
+        "statsmodels' optimiser stopped, or LightGBM used every tree)."
     )

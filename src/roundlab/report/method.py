@@ -12,6 +12,7 @@ from roundlab.report.datasets import ranges
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
+from roundlab.report.verdicts import REFERENCE_STOP
 
 MDD_FORMULA = "(t_{1−α/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2), df = n1 + n2 − 2"
 
@@ -139,13 +140,13 @@ def _convergence(p: Protocol) -> list[Block]:
         "epoch of the budget (its monitored value was still improving). It is marked in its "
         "table, and no verdict is given in a comparison it takes part in (leader against "
         "runner-up, or the pair compared); the other comparisons stand. A reference whose "
-        "statsmodels optimiser did not converge is left out of every comparison and never "
-        "recommended."
+        "fit did not converge (statsmodels' optimiser, or LightGBM at its tree cap) is left "
+        "out of every comparison and never recommended."
     )
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
     rows = tuple(
-        f"{c.dataset}: {c.title}: statsmodels' optimiser stopped without converging"
+        f"{c.dataset}: {c.title}: {REFERENCE_STOP}"
         if c.is_reference
         else f"{c.dataset}: {c.title}, learning rate {c.learning_rate:g}: {k} of "
         f"{len(c.finished)} seeds at the budget of {c.epochs} epochs"

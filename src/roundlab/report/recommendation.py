@@ -32,7 +32,7 @@ from roundlab.report.selection import CONTROLS, HEADLINE_COLUMNS, Column, Config
 VAL = "val"
 # Why a headline row is not a candidate, as the table says it.
 NOT_CONVERGED = "not converged"
-NOT_CONVERGED_REFERENCE = "statsmodels' fit did not converge"
+NOT_CONVERGED_REFERENCE = "its fit did not converge"
 CANNOT_EXTRAPOLATE = "cannot extrapolate"
 
 

@@ -8,6 +8,12 @@ from roundlab.report.selection import Configuration
 from roundlab.report.stats import Interval
 from roundlab.report.winner import Winner
 
+# Why a reference's fit counts as not converged: a statsmodels optimiser that stopped without
+# converging (e.g. on separable data), or LightGBM still improving on val at its last tree.
+REFERENCE_STOP = (
+    "its fit did not converge: statsmodels' optimiser stopped, or LightGBM used every tree"
+)
+
 
 def detectable(mdd: float | None) -> str:
     """``the smallest difference these seeds could detect is 0.042`` (or why there is none)."""
@@ -32,7 +38,7 @@ def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> s
         parts.append(f"{' and '.join(c.title for c in networks)} did not converge {within}")
     references = [c.title for c in configs if c.is_reference]
     if references:
-        parts.append(f"{' and '.join(references)} did not converge (statsmodels' optimiser)")
+        parts.append(f"{' and '.join(references)} did not converge ({REFERENCE_STOP})")
     return "no verdict: " + "; ".join(parts)
 
 
@@ -45,12 +51,12 @@ def degenerate(cfg: Configuration) -> str:
 
 
 def left_out(w: Winner) -> str:
-    """`` (ordered_logit (reference) is left out: statsmodels' optimiser did not converge)``,
+    """`` (ordered_logit (reference) left out: its fit did not converge ...)``,
     or nothing when no reference was left out of the column."""
     if not w.left_out:
         return ""
     names = " and ".join(c.label for c in w.left_out)
-    return f" ({names} left out: statsmodels' optimiser did not converge)"
+    return f" ({names} left out: {REFERENCE_STOP})"
 
 
 def verdict(w: Winner) -> str:
