@@ -11,6 +11,7 @@ from typing import Any
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
+from roundlab.sweep.rates import BOUNDS, FACTOR
 
 MDD_FORMULA = "(t_{1−α/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2), df = n1 + n2 − 2"
 
@@ -77,8 +78,10 @@ def _edges(p: Protocol) -> str:
         return "No headline row chose a rate at an edge of the grid that beat the rate next to it."
     rows = ", ".join(f"{c.dataset}: {c.title} ({c.learning_rate:g})" for c in p.at_grid_edge)
     return (
-        f"Headline rows whose rate is at an edge of the grid and better on val than the rate "
-        f"next to it, so that a better rate may lie outside it (widen `learning_rates` to "
+        f"Headline rows whose rate is still at an edge of their rates after the sweep's rate "
+        f"extensions (at most `rate_extensions` ×{FACTOR:g} steps per side, rates within "
+        f"[{BOUNDS[0]:g}, {BOUNDS[1]:g}]) and better on val than the rate next to it, so that a "
+        f"better rate may lie beyond (raise `rate_extensions` or widen `learning_rates` to "
         f"check): {rows}."
     )
 
