@@ -106,9 +106,16 @@ def test_an_edge_is_extended_and_a_resumed_sweep_reuses_every_run(tmp_path):
     assert not stray.result_path(root / "results").exists()
 
 
-def test_a_job_off_the_allow_list_returns_at_once_with_the_basic_launcher(tmp_path, tiny):
-    """The ordinary task of a multirun: a job not on sweep.only writes no result file and is
-    not counted as a failure."""
+@pytest.mark.parametrize(
+    ("launcher", "statuses"),
+    [("vectorized", ["FINISHED"]), ("basic", ["FINISHED", "SKIPPED"])],
+)
+def test_a_job_off_the_allow_list_trains_nothing_and_is_not_counted(
+    tmp_path, tiny, launcher, statuses
+):
+    """The vectorised launcher drops a job not on sweep.only from its job list (no job
+    directory); with the other launchers the ordinary task returns at once, marked SKIPPED.
+    Either way it writes no result file and is not counted as a failure."""
     only = tmp_path / "only.yaml"
     only.write_text(yaml.safe_dump(["count/regression/default/lr=0.02/seed=1.json"]))
     cmd = [
@@ -123,7 +130,7 @@ def test_a_job_off_the_allow_list_returns_at_once_with_the_basic_launcher(tmp_pa
         "tracking.enabled=false",
         f"sweep.only={only}",
         f"hydra.sweep.dir={tmp_path / 'multirun'}",
-        "hydra/launcher=basic",
+        f"hydra/launcher={launcher}",
     ]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
     proc = subprocess.run(cmd, env=env, text=True, capture_output=True, timeout=300)
@@ -131,8 +138,8 @@ def test_a_job_off_the_allow_list_returns_at_once_with_the_basic_launcher(tmp_pa
     files = sorted(p.name for p in (tmp_path / "results").rglob("seed=*.json"))
     assert files == ["seed=1.json"]
     assert "sweep: 1 succeeded, 0 failed (0 of them reused)" in proc.stdout
-    statuses = [
+    found = [
         json.loads(p.read_text())["status"]
         for p in sorted((tmp_path / "multirun").rglob("roundlab_status.json"))
     ]
-    assert sorted(statuses) == ["FINISHED", "SKIPPED"]
+    assert sorted(found) == statuses
