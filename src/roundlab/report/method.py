@@ -54,7 +54,9 @@ def _tuning(p: Protocol) -> str:
         f"every configuration was trained at all {rates[0]} of them, every seed: the same "
         "number of learning-rate trials for every approach"
         if len(rates) == 1 and rates[0] == len(p.grid)
-        else f"configurations were trained at {_span(rates)} of them, not all of them at every rate"
+        else f"configurations were trained at {_span(rates)} of them (the sweep adds the rates "
+        "beyond an edge a configuration's choice sat at; a rate whose runs left no result file "
+        "is missing)"
     )
     counts = {n for ns in p.trials.values() for n in ns}
     trials = (
