@@ -100,8 +100,8 @@ def test_an_edge_is_extended_and_a_resumed_sweep_reuses_every_run(tmp_path):
     results.write(old, stray.result_path(root / "results"))
     out = _sweep(root)
     total = len(manifest["planned"])
-    assert f"sweep: {total} of {total} result files present ({len(extended)} of them" in out
-    assert f"{total} reused" in out
+    assert f"sweep: {total} of {total} result files present, {total} reused, in " in out
+    assert f"s ({len(extended)} of the runs rate extensions, in 1 round(s))" in out
     assert _tree(root) == before  # nothing retrained, the manifest rewritten identically
     assert not stray.result_path(root / "results").exists()
 

@@ -14,6 +14,6 @@ as one stacked program (:mod:`~roundlab.sweep.vectorized`); a Hydra callback
 
 May import everything below it (the leaves, activations, approaches, data, engine, serving,
 tracking, run); never the report. The planning side (profile, plan, rates, extend, runner,
-housekeeping, progress) imports no TensorFlow, so ``python -m roundlab.sweep`` starts in a fraction of a
-second.
+housekeeping, progress) imports no TensorFlow, so ``python -m roundlab.sweep`` starts in a
+fraction of a second.
 """

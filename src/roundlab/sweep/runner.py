@@ -234,9 +234,10 @@ def _run(
     reused = sum(r["reused"] for r in log)
     extra = sum(r["runs"] for r in log if r["round"])
     rounds = max((r["round"] for r in log), default=0)
+    extended = f" ({extra} of the runs rate extensions, in {rounds} round(s))" if rounds else ""
     print(
-        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present "
-        f"({extra} of them rate extensions in {rounds} round(s)), {reused} reused, in {wall:.0f} s",
+        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
+        f"{reused} reused, in {wall:.0f} s{extended}",
         flush=True,
     )
     if broken:
