@@ -235,3 +235,24 @@ def test_rate_extensions_must_be_an_integer_of_at_least_zero(value):
 def test_rate_extensions_defaults_to_two_and_zero_turns_them_off():
     assert _profile().rate_extensions == 2
     assert _profile(rate_extensions=0).rate_extensions == 0
+
+
+def test_prepare_keeps_the_files_an_extension_could_plan_again_and_removes_the_rest(tmp_path):
+    from roundlab.sweep.runner import prepare
+
+    profile = _profile(datasets=["count"], seeds=[0], approaches=["regression"], activations={})
+    planned = plan(profile, _param)
+    regression = RunKey.of("count", "regression")
+    kept = [_at_rate(regression, lr) for lr in (0.001, 0.01, 0.03, 0.09, 0.000111111)]
+    dropped = [_at_rate(regression, lr) for lr in (0.27, 0.002)]
+    for key in kept + dropped:
+        _write(tmp_path / "results", key, 0.5)
+    removed = prepare(
+        tmp_path / "results", tmp_path / "multirun", planned, extend.candidates(profile, planned)
+    )
+    assert sorted(removed) == sorted(k.result_path(tmp_path / "results") for k in dropped)
+    assert all(k.result_path(tmp_path / "results").is_file() for k in kept)
+
+
+def _at_rate(key: RunKey, rate: float) -> RunKey:
+    return RunKey.of(key.dataset, key.approach, seed=key.seed, learning_rate=rate)
