@@ -13,6 +13,7 @@ from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
 from roundlab.report.verdicts import REFERENCE_STOP
+from roundlab.sweep.rates import BOUNDS, FACTOR
 
 MDD_FORMULA = "(t_{1−α/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2), df = n1 + n2 − 2"
 
@@ -55,7 +56,9 @@ def _tuning(p: Protocol) -> str:
         f"every configuration was trained at all {rates[0]} of them, every seed: the same "
         "number of learning-rate trials for every approach"
         if len(rates) == 1 and rates[0] == len(p.grid)
-        else f"configurations were trained at {_span(rates)} of them, not all of them at every rate"
+        else f"configurations were trained at {_span(rates)} of them (the sweep adds the rates "
+        "beyond an edge a configuration's choice sat at; a rate whose runs left no result file "
+        "is missing)"
     )
     counts = {n for ns in p.trials.values() for n in ns}
     trials = (
@@ -88,9 +91,11 @@ def _edges(p: Protocol) -> list[Block]:
         by_dataset.setdefault(c.dataset, []).append(f"{c.title} ({c.learning_rate:g})")
     return [
         Paragraph(
-            f"**Rate at an edge of the grid.** {len(p.at_grid_edge)} headline rows chose the "
-            "smallest or largest rate and are better on val than the rate next to it, so a "
-            "better rate may lie outside the grid (widen `learning_rates` to check):"
+            f"**Rate at an edge of the grid.** {len(p.at_grid_edge)} headline rows are still at "
+            "an edge of their rates after the sweep's rate extensions (at most "
+            f"`rate_extensions` ×{FACTOR:g} steps per side, rates within [{BOUNDS[0]:g}, "
+            f"{BOUNDS[1]:g}]) and better on val than the rate next to it, so a better rate may "
+            "lie beyond (raise `rate_extensions` or widen `learning_rates` to check):"
         ),
         Bullets(tuple(f"{d}: {', '.join(rows)}" for d, rows in by_dataset.items())),
     ]

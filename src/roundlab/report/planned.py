@@ -4,8 +4,11 @@ The sweep writes its plan to ``results/_sweep.yaml`` before any multirun starts.
 is gone (deleted, lost with a disk that filled, or results from before it was written first),
 the plan is recomputed from the profile with the sweep's own planning code
 (:func:`roundlab.sweep.plan.plan`): the profile named by ``profile``, else, for the project's
-own ``results/`` (the DVC stage's), the active profile of params.yaml. Another results directory
-without a manifest has no known plan: nothing says which profile wrote it.
+own ``results/`` (the DVC stage's), the active profile of params.yaml. The rate extensions are
+recomputed from the result files present, round after round, as the sweep planned them
+(:func:`roundlab.sweep.extend.all_rounds`): a round whose runs left no file ends it, so an
+extension that a missing run would have led to is not named. Another results directory without
+a manifest has no known plan: nothing says which profile wrote it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import yaml
 
 from roundlab import paths
 from roundlab.errors import ConfigError
+from roundlab.sweep.extend import all_rounds
 from roundlab.sweep.plan import plan
 from roundlab.sweep.profile import PROFILES_FILE, load_profile
 
@@ -47,6 +51,7 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     try:
         chosen = load_profile(params, profile)
         multiruns = plan(chosen)
+        multiruns += all_rounds(chosen, multiruns, results_dir)
     except ValueError as err:
         message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"
         raise ConfigError(message) from None

@@ -148,6 +148,10 @@ class SweepConfig:
     # In a multirun, skip every job whose result file is FINISHED (or FAILED for a
     # deterministic reason) with the same fingerprint (roundlab.sweep.resume); false retrains all.
     resume: bool = True
+    # A file listing the result files (relative to results_dir) of the jobs a multirun trains;
+    # its other jobs are dropped before training and leave no result (roundlab.sweep.resume).
+    # The sweep sets it for the rounds of its rate extensions; null: every job runs.
+    only: str | None = None
 
 
 @dataclass

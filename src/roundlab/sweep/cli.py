@@ -1,7 +1,8 @@
 """``python -m roundlab.sweep``: the DVC sweep stage's command.
 
 Runs the active profile (params.yaml ``profile``, its entry in profiles.yaml beside it) as
-Hydra multiruns (:mod:`roundlab.sweep.runner`). ``--dry-run`` prints the commands and how the
+Hydra multiruns (:mod:`roundlab.sweep.runner`), then its rate extensions. ``--dry-run`` prints
+the planned commands (the extensions depend on results, so it only announces them) and how the
 launcher will group each multirun's jobs, from the same configs and the same grouping function
 (:mod:`roundlab.sweep.preview`), without training; ``--profile NAME`` runs another profile
 without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
@@ -83,6 +84,11 @@ def main(argv: list[str] | None = None) -> int:
             print(shlex.join(["python", *cmd[1:]]))
             for line in preview.describe(m, profile, cmd):
                 print(f"  {line}")
+        if profile.rate_extensions:
+            print(
+                f"then rounds of rate extensions (up to {profile.rate_extensions} rate(s) beyond "
+                "each edge of the grid), planned from the result files as the rounds go"
+            )
         return 0
     try:
         manifest = run(profile, results_dir, sweep_root, args.fresh)

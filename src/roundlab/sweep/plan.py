@@ -22,14 +22,23 @@ from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
 
+# The allow-list of a multirun whose runs are part of its grid (the rate extensions,
+# roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
+# the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
+ONLY_FILE = "_only.yaml"
+
 
 @dataclass(frozen=True)
 class Multirun:
-    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid;
+    ``round``: 0 for a planned multirun, n for one of the n-th round of rate extensions
+    (:mod:`roundlab.sweep.extend`), whose ``runs`` are part of its grid, the others dropped
+    (:data:`ONLY_FILE`)."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
+    round: int = 0
 
     @property
     def once(self) -> bool:
@@ -184,6 +193,8 @@ def command(
     ]
     if fresh:
         cmd.append("sweep.resume=false")
+    if m.round:
+        cmd.append(f"sweep.only={sweep_root / m.family / ONLY_FILE}")
     cmd.append(f"hydra/launcher={profile.launcher}")
     if profile.launcher == "joblib":
         cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")
