@@ -35,13 +35,13 @@ REFERENCE = "reference"
 class ApproachSpec:
     """One catalogue entry. ``uses_activation``: the ``activation`` config group matters (only
     rounding); ``in_range_only``: it cannot predict a label outside the training label range
-    in any of its methods (lightgbm's multiclass cannot, its regression and poisson can: not
-    in_range_only); ``methods``: the values of ``approach.method`` (the first is the default),
-    each a run identity of its own; ``kind``: :data:`NETWORK` (an MLP trained by an engine) or
-    :data:`REFERENCE` (a statsmodels fit or boosted trees, deterministic: seeds and learning
-    rate do not change it). A network's builder is ``roundlab.approaches.<name>.build``,
-    imported when first used, so that planning a sweep from the catalogue imports no
-    TensorFlow."""
+    in any of its methods; ``in_range_methods``: the methods that cannot when others can
+    (lightgbm's multiclass; its regression and poisson can); ``methods``: the values of
+    ``approach.method`` (the first is the default), each a run identity of its own;
+    ``kind``: :data:`NETWORK` (an MLP trained by an engine) or :data:`REFERENCE` (a
+    statsmodels fit or boosted trees, deterministic: seeds and learning rate do not change
+    it). A network's builder is ``roundlab.approaches.<name>.build``, imported when first used,
+    so that planning a sweep from the catalogue imports no TensorFlow."""
 
     name: str
     head: str
@@ -51,6 +51,7 @@ class ApproachSpec:
     in_range_only: bool
     methods: tuple[str, ...] = ()
     kind: str = NETWORK
+    in_range_methods: tuple[str, ...] = ()
 
     @property
     def is_reference(self) -> bool:
@@ -73,10 +74,13 @@ def _reference(
     readout: str,
     in_range_only: bool,
     methods: tuple[str, ...] = (),
+    in_range_methods: tuple[str, ...] = (),
 ) -> ApproachSpec:
     """A classical reference: no network, so no output activation."""
     head = f"reference, no network: {head}"
-    return ApproachSpec(name, head, loss, readout, False, in_range_only, methods, REFERENCE)
+    return ApproachSpec(
+        name, head, loss, readout, False, in_range_only, methods, REFERENCE, in_range_methods
+    )
 
 
 _RATE_READOUT = "rate rounded half up (the mode, floor(rate), is recorded too)"
@@ -150,6 +154,7 @@ _CATALOGUE = {
             "regression: round half to even; poisson: " + _RATE_READOUT,
             in_range_only=False,
             methods=("multiclass", "regression", "poisson"),
+            in_range_methods=("multiclass",),
         ),
     )
 }
@@ -166,8 +171,19 @@ def references() -> tuple[str, ...]:
 
 
 def in_range_only() -> tuple[str, ...]:
-    """The approaches that cannot predict a label outside the training label range."""
-    return tuple(n for n, s in _CATALOGUE.items() if s.in_range_only)
+    """The approaches that cannot predict a label outside the training label range, a method
+    that cannot as ``<approach> · <method>``."""
+    return tuple(
+        name
+        for n, s in _CATALOGUE.items()
+        for name in ([n] if s.in_range_only else [f"{n} · {m}" for m in s.in_range_methods])
+    )
+
+
+def confined(approach: str, method: str | None = None) -> bool:
+    """True when ``approach`` (with ``method``) cannot predict outside the training labels."""
+    spec = get(approach)
+    return spec.in_range_only or (method is not None and method in spec.in_range_methods)
 
 
 def without_activation() -> tuple[str, ...]:
@@ -201,6 +217,11 @@ def readme_table() -> str:
     ]
     for spec in _CATALOGUE.values():
         outside = "no, by construction" if spec.in_range_only else "yes"
+        if spec.in_range_methods:
+            outside = (
+                f"not `{'`, `'.join(spec.in_range_methods)}`, by construction; the others in "
+                "principle, rarely in practice (tree leaves hold training-range values)"
+            )
         rows.append(
             f"| `{spec.name}` | {spec.kind} | {spec.head} | {spec.loss} | {spec.readout} "
             f"| {outside} |"

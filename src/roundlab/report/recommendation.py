@@ -57,7 +57,7 @@ class Recommendation:
 def _why_left_out(cfg: Configuration, column: Column) -> str | None:
     if not cfg.converged:
         return NOT_CONVERGED_REFERENCE if cfg.is_reference else NOT_CONVERGED
-    if column.split == "extrapolate" and cfg.approach in approaches.in_range_only():
+    if column.split == "extrapolate" and approaches.confined(cfg.approach, cfg.method):
         return CANNOT_EXTRAPOLATE
     return None
 
