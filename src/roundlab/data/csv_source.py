@@ -3,10 +3,12 @@ random or as the user split it.
 
 Three layouts (:meth:`roundlab.data.schemas.CsvConfig.layout`):
 
-- ``random``: one file (``path``). Extrapolate: the rows whose label lies below the
-  ``extrapolate_quantile`` or above the ``1 − extrapolate_quantile`` label quantile (see
-  :func:`roundlab.data.sampling.split_table`); the rest are split into train/val/test by
-  ``val_fraction``/``test_fraction``.
+- ``random``: one file (``path``), split into train/val/test by
+  ``val_fraction``/``test_fraction``, stratified by label (a label too rare for its share of val
+  and test stays in train; see :func:`roundlab.data.splits.stratified_table`). No extrapolate
+  split by default (``extrapolate_quantile`` 0: every label stays in range); with
+  ``extrapolate_quantile`` q > 0 the rows whose label lies below the q or above the 1 − q label
+  quantile form one.
 - ``split_column``: one file (``path``) whose column ``split_column`` names each row's split:
   train, val, test or extrapolate. At least one train and one test row.
 - ``files``: one file per split (``train_path``, ``test_path``, optionally ``val_path`` and
@@ -17,9 +19,10 @@ In the last two, every row stays in the split it was given, in file order; the u
 extrapolate rows are used as given (their labels need not lie outside the training range), and
 ``test_fraction``/``extrapolate_quantile`` play no part. Without val rows, val is carved from
 the training rows with ``seed`` and ``val_fraction`` by
-:func:`roundlab.data.sampling.carve_val`: stratified by label when every label has at least 2
-rows, else at random; meta.json's ``provenance`` records the layout and which
-(``val_from_train``: ``stratified``, ``random``, or null when val was given or drawn at random).
+:func:`roundlab.data.splits.carve_val`: stratified by label when every label has at least 2
+rows, else at random; meta.json's ``provenance`` records the layout and how the rows were cut
+(``cut``: ``stratified`` or ``random`` for the random layout, null otherwise; ``val_from_train``:
+``stratified``, ``random``, or null when val was given or cut with the others).
 
 No oracle: the rule and the noise behind a user's data are unknown.
 """
@@ -30,7 +33,8 @@ import numpy as np
 
 from roundlab.data.csv_table import file_sha256, read_table, resolve
 from roundlab.data.dataset import SPLITS
-from roundlab.data.sampling import Arrays, carve_val, rng_for, split_table
+from roundlab.data.sampling import Arrays
+from roundlab.data.splits import carve_val, resample_rng, stratified_table
 from roundlab.data.schemas import require
 from roundlab.data.synthetic import Generated
 from roundlab.data.table_schemas import CsvConfig
@@ -48,18 +52,20 @@ def csv_dataset(cfg: CsvConfig) -> Generated:
     layout = cfg.layout()
     if layout == "random":
         table = read_table(cfg.path, cfg.label, cfg.features, min_rows=3)
-        splits = split_table(
-            rng_for(cfg.seed),
+        splits, cut = stratified_table(
+            resample_rng(cfg.seed, 0),
             table.x,
             table.y,
             cfg.val_fraction,
             cfg.test_fraction,
             cfg.extrapolate_quantile,
         )
-        return Generated(splits, table.features, {"layout": layout, "val_from_train": None})
+        return Generated(
+            splits, table.features, {"layout": layout, "cut": cut, "val_from_train": None}
+        )
     features, given = _files(cfg) if layout == "files" else _split_column(cfg)
     splits, carving = _with_val(cfg, given)
-    return Generated(splits, features, {"layout": layout, "val_from_train": carving})
+    return Generated(splits, features, {"layout": layout, "cut": None, "val_from_train": carving})
 
 
 def _files(cfg: CsvConfig) -> tuple[list[str], dict[str, Arrays]]:
@@ -94,6 +100,6 @@ def _with_val(cfg: CsvConfig, given: dict[str, Arrays]) -> tuple[dict[str, Array
     if "val" in given:
         return given, None
     x, y = given["train"]
-    train_rows, val_rows, method = carve_val(rng_for(cfg.seed), y, cfg.val_fraction)
+    train_rows, val_rows, method = carve_val(resample_rng(cfg.seed, 0), y, cfg.val_fraction)
     carved = {"train": (x[train_rows], y[train_rows]), "val": (x[val_rows], y[val_rows])}
     return {**given, **carved}, method

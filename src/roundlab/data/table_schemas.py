@@ -61,10 +61,13 @@ class CsvConfig(TableConfig):
       file per split.
 
     Paths are relative to the project root unless absolute; ``features`` None means every
-    column except ``label`` (and ``split_column``).
+    column except ``label`` (and ``split_column``). ``extrapolate_quantile`` defaults to 0: a
+    user's rarest extreme labels (every 1 of a 1..5 rating) stay in train, where classification
+    and ordinal heads can learn them; an extrapolate split of the label tails is opt-in.
     """
 
     generator: str = "csv"
+    extrapolate_quantile: float = 0.0
     path: str | None = None
     split_column: str | None = None
     train_path: str | None = None
