@@ -133,3 +133,13 @@ def test_extrapolate_split_is_opt_in_and_takes_the_label_tails(tmp_path):
     dataset = generate(csv_config(rating_csv(tmp_path), "extrapolate_quantile=0.05"))
     assert sorted(set(dataset.extrapolate.y.tolist())) == [1]  # the 6 lowest labels: 3 ones
     assert dataset.label_range("train")[0] == 2
+
+
+def test_a_dataset_lists_each_splits_distinct_labels_sorted(tmp_path):
+    dataset = generate(csv_config(rating_csv(tmp_path), "extrapolate_quantile=0.05"))
+    assert dataset.labels() == {
+        "train": [2, 3, 4, 5],
+        "val": [2, 3, 4, 5],
+        "test": [2, 3, 4, 5],
+        "extrapolate": [1],
+    }

@@ -39,6 +39,8 @@ def test_training_on_fixed_split_files_evaluates_on_exactly_the_test_file(tmp_pa
     (result,) = results.read_all(tmp_path / "results")
     assert result.ok, result.error
     assert set(result.metrics) == {"val", "test"}  # no extrapolate file, no extrapolate split
+    # Each split's distinct labels: val carved stratified from a.csv keeps all five.
+    assert result.labels == {"train": [0, 1, 2, 3, 4], "val": [0, 1, 2, 3, 4], "test": [0, 1, 4]}
     # The constant 2 scored by hand on b.csv's labels.
     assert result.baseline["test"] == {
         "exact_match": 0.0,
