@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.datasets import load_diabetes, load_digits
 
 from roundlab.data.sampling import Arrays, draw_until, inside, outside, rng_for
 from roundlab.data.schemas import DigitSumConfig, require
@@ -27,6 +26,8 @@ def digit_sum_dataset(cfg: DigitSumConfig) -> Generated:
     Oracle: exact match 1 and MAE 0, assuming a perfect digit reader (each label is the exact
     sum of two labelled digits).
     """
+    from sklearn.datasets import load_digits  # 3.6 s of import, paid only by who reads digits
+
     digits = load_digits()
     images = (digits.data / 16.0).astype(np.float32)
     labels = digits.target.astype(np.int64)
@@ -75,6 +76,8 @@ def diabetes_dataset(cfg: DiabetesConfig) -> Generated:
 
     No oracle: real data, with neither the rule nor the noise known.
     """
+    from sklearn.datasets import load_diabetes  # as load_digits above
+
     data = load_diabetes(scaled=False)
     target = np.asarray(data.target)
     require(
