@@ -4,7 +4,8 @@ Training writes it (finished or failed), DVC tracks the directory, and the repor
 so the report can be rebuilt from DVC-tracked files alone. MLflow receives the same content for
 browsing but is never read by the report.
 
-Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``,
+Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``
+(``.../resample=<r>/seed=<seed>.json`` for a run on resample ``r`` of a dataset with several),
 the run's :class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
 
 Each file carries a digest of its content (:func:`content_digest`), checked whenever it is read:
@@ -112,6 +113,7 @@ class RunResult:
             self.seed,
             trainer.get("learning_rate", DEFAULT_LEARNING_RATE),
             (self.config.get("approach") or {}).get("method"),
+            (self.config.get("dataset") or {}).get("resample"),
         )
 
     @property

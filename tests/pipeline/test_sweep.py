@@ -1,5 +1,8 @@
 """The sweep plan from profiles.yaml: what runs, where results land, what is refused."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,6 +115,76 @@ def test_datasets_with_their_own_overrides_get_their_own_multiruns():
     assert [m.family for m in multiruns] == ["approaches-count", "approaches-affine"]
     assert "dataset.n_train=6000" in multiruns[0].overrides
     assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
+
+
+def test_a_dataset_with_resamples_is_planned_at_every_resample_in_its_own_multiruns():
+    profile = profiles.parse_profile(
+        "p",
+        {
+            "datasets": ["count", "ratings", "scores"],
+            "seeds": [0, 1],
+            "approaches": ["regression", "ordered_logit"],
+        },
+        known_datasets=["count", "ratings", "scores"],
+    )
+    resamples = {"count": 1, "ratings": 3, "scores": 3}
+    multiruns = planning.plan(profile, resamples_of=lambda d, overrides: resamples[d])
+    assert [m.family for m in multiruns] == [
+        "approaches-count",
+        "references-count",
+        "approaches-ratings-scores",
+        "references-ratings-scores",
+    ]
+    plain, _, networks, references = multiruns
+    assert not any(o.startswith("dataset.resample") for o in plain.overrides)
+    assert {r.resample for r in plain.runs} == {None}
+    assert "dataset.resample=0,1,2" in networks.overrides
+    assert "dataset.resample=0,1,2" in references.overrides
+    assert sorted((r.dataset, r.resample, r.seed) for r in networks.runs) == [
+        (d, r, s) for d in ("ratings", "scores") for r in range(3) for s in (0, 1)
+    ]
+    # a reference is fitted once per resample: each has its own data
+    assert sorted((r.dataset, r.resample) for r in references.runs) == [
+        (d, r) for d in ("ratings", "scores") for r in range(3)
+    ]
+    files = {p.relative_to("r").as_posix() for p in networks.result_files(Path("r"))}
+    assert "ratings/regression/default/lr=0.001/resample=2/seed=1.json" in files
+
+
+def test_the_planner_reads_the_number_of_resamples_from_the_dataset_config_without_tensorflow(
+    tmp_path,
+):
+    rows = "\n".join(f"{i},{i % 4}" for i in range(60))
+    (tmp_path / "r.csv").write_text(f"x,y\n{rows}\n")
+    code = f"""
+import sys
+from roundlab.sweep import plan as planning, profile as profiles
+profile = profiles.parse_profile(
+    "p",
+    {{
+        "datasets": ["csv"],
+        "seeds": [0],
+        "approaches": ["regression"],
+        "dataset_overrides": {{"csv": ["path={tmp_path / "r.csv"}", "label=y", "resamples=4"]}},
+    }},
+    known_datasets=["csv"],
+)
+(m,) = planning.plan(profile)
+print(sorted(r.resample for r in m.runs), [o for o in m.overrides if "resample" in o])
+print("tensorflow" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "[0, 1, 2, 3] ['dataset.resamples=4', 'dataset.resample=0,1,2,3']",
+        "False",
+    ]
 
 
 def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():

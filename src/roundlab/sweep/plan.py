@@ -4,7 +4,10 @@ The grid is datasets × approaches × activation parameters × learning rates ×
 multirun for the plain approaches without a rounding activation, one per approach with methods
 (ordinal: corn and coral), one for the parameterless rounding activations, and one per
 activation with a parameter, each over every dataset, learning rate and seed of the profile;
-the references (statsmodels fits) share one multirun at one seed and rate. Few multiruns means
+the references (statsmodels fits) share one multirun at one seed and rate. A dataset with R > 1
+resamples (:mod:`roundlab.data.resamples`) runs every job at each ``dataset.resample=0..R-1``;
+datasets with different R, like datasets with different overrides, get their own multiruns.
+Few multiruns means
 few processes, and each process pays TensorFlow's import once. Every multirun writes to
 ``<sweep root>/<family>``: deterministic, so a rerun overwrites it instead of piling up
 timestamped directories.
@@ -56,18 +59,38 @@ def activation_param(name: str) -> str | None:
     return activations.spec(name).param
 
 
-def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
-    """The multiruns that cover the profile's grid. Datasets that share their overrides share
-    multiruns. ``param_of`` gives an activation's parameter name (None if it has none). A
-    reference is fitted once per dataset, at the profile's first seed and the trainer's default
-    learning rate: neither changes a deterministic fit, so the report never tunes it."""
-    groups: dict[tuple[str, ...], list[str]] = {}
+def dataset_resamples(name: str, overrides: tuple[str, ...]) -> int:
+    """How many resamples the dataset ``name`` has: its config file with the profile's
+    overrides, read without Hydra and without TensorFlow (a partition pattern counts its files
+    under inputs/, where the generate stage reads them too)."""
+    from roundlab import data
+
+    return data.resample_count(data.read_config(name, overrides))
+
+
+def plan(
+    profile: Profile, param_of=activation_param, resamples_of=dataset_resamples
+) -> list[Multirun]:
+    """The multiruns that cover the profile's grid. Datasets that share their overrides and
+    their number of resamples share multiruns. ``param_of`` gives an activation's parameter
+    name (None if it has none), ``resamples_of(dataset, overrides)`` a dataset's number of
+    resamples. A reference is fitted once per dataset (and resample), at the profile's first
+    seed and the trainer's default learning rate: neither changes a deterministic fit, so the
+    report never tunes it."""
+    groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
-        groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
+        extra = profile.dataset_overrides.get(d, ())
+        groups.setdefault((extra, resamples_of(d, extra)), []).append(d)
     out = []
-    for extra, datasets in groups.items():
+    for (extra, total), datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
-        data = (f"dataset={','.join(datasets)}", *(f"dataset.{o}" for o in extra))
+        # None: a dataset without resamples, whose runs name none.
+        picks = (None,) if total == 1 else tuple(range(total))
+        data = (
+            f"dataset={','.join(datasets)}",
+            *(f"dataset.{o}" for o in extra),
+            *([f"dataset.resample={','.join(map(str, picks))}"] if total > 1 else []),
+        )
         grid = (
             f"trainer.learning_rate={_values(profile.learning_rates)}",
             f"seed={','.join(map(str, profile.seeds))}",
@@ -75,7 +98,12 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
         once = (f"trainer.learning_rate={DEFAULT_LEARNING_RATE:g}", f"seed={profile.seeds[0]}")
         for m in _families(profile, tuple(datasets), param_of):
             rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
-            runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
+            runs = tuple(
+                replace(run, learning_rate=lr, resample=r)
+                for run in m.runs
+                for lr in rates
+                for r in picks
+            )
             common = (data[0], *(once if m.once else grid), *data[1:])
             out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
     return out
