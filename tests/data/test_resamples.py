@@ -19,6 +19,7 @@ from roundlab.data import (
     read_config,
     resample_count,
     save,
+    stored_meta,
 )
 from roundlab.data.__main__ import main
 
@@ -184,3 +185,16 @@ def test_the_number_of_resamples_is_read_from_the_config_file_without_hydra(rati
     overrides = [f"path={ratings}", "label=y"]
     assert resample_count(read_config("mine", overrides, conf_dir=tmp_path / "conf")) == 5
     assert resample_count(read_config("anes96")) == 1
+
+
+def test_a_runs_data_fingerprint_is_its_own_resamples_stored_files(ratings, tmp_path, monkeypatch):
+    from roundlab.run.fingerprint import data_hash
+
+    monkeypatch.setenv("ROUNDLAB_ROOT", str(tmp_path))
+    configs = [cut(ratings, "resamples=2", f"resample={r}") for r in range(2)]
+    in_memory = [data_hash(c) for c in configs]
+    save(generate_all(configs[0]), tmp_path / "data" / "csv")
+    stored = [data_hash(c) for c in configs]
+    assert len(set(in_memory + stored)) == 4  # per resample, stored differs from generated
+    metas = [stored_meta(c, tmp_path / "data") for c in configs]
+    assert [meta["resample"] for meta in metas] == [0, 1]

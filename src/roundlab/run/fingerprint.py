@@ -8,7 +8,8 @@ so that a resumed sweep can tell which result files it may keep.
   value stay.
 - K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
   (paths and bytes), so any change to how runs train, or to the data generators, changes it.
-- D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` when training
+- D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` (of the
+  run's resample, ``data/<name>/resample=<r>/``, for a dataset with several) when training
   reads that directory (its meta.json was made from this dataset config), else the dataset config
   and the hashes of its input files (a CSV), from which the job generates the same arrays.
 
