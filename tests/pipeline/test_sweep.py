@@ -12,6 +12,7 @@ from roundlab import paths
 from roundlab.sweep import cli, preview, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
+from roundlab.sweep.resamples import from_configs
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = ROOT / "params.yaml"
@@ -27,7 +28,7 @@ def test_plan_covers_the_grid_with_one_multirun_per_family():
         approaches=["classification", "regression"],
         activations={"hard_round": None, "ste_round": None, "sigmoid_round": [5, 20]},
     )
-    multiruns = planning.plan(profile)
+    multiruns = planning.plan(profile, resamples_of=from_configs)
     assert [m.family for m in multiruns] == ["approaches", "activations", "sigmoid_round"]
     assert multiruns[2].overrides == (
         "approach=rounding",
@@ -47,18 +48,24 @@ def test_every_configuration_is_planned_at_every_learning_rate_of_the_grid():
         seeds=[0],
         learning_rates=[0.0003, 0.003],
     )
-    runs = [run for m in planning.plan(profile) for run in m.runs]
+    runs = [run for m in planning.plan(profile, resamples_of=from_configs) for run in m.runs]
     assert sorted((r.approach, r.learning_rate) for r in runs) == [
         ("regression", 0.0003),
         ("regression", 0.003),
         ("rounding", 0.0003),
         ("rounding", 0.003),
     ]
-    assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in planning.plan(profile))
+    assert all(
+        "trainer.learning_rate=0.0003,0.003" in m.overrides
+        for m in planning.plan(profile, resamples_of=from_configs)
+    )
 
 
 def test_an_approach_with_methods_is_planned_at_every_method():
-    (m,) = planning.plan(_profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]))
+    (m,) = planning.plan(
+        _profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]),
+        resamples_of=from_configs,
+    )
     assert m.family == "ordinal"
     assert m.overrides[:2] == ("approach=ordinal", "approach.method=corn,coral")
     assert sorted((r.method, r.learning_rate) for r in m.runs) == [
@@ -77,7 +84,7 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
         seeds=[3, 4, 5],
         learning_rates=[0.003, 0.01],
     )
-    networks, references = planning.plan(profile)
+    networks, references = planning.plan(profile, resamples_of=from_configs)
     assert len(networks.runs) == 2 * 3 * 2
     assert references.family == "references" and references.once
     assert sorted((r.dataset, r.approach, r.seed, r.learning_rate) for r in references.runs) == [
@@ -92,7 +99,11 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
 
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
-    files = [p.as_posix() for m in planning.plan(profile) for p in m.result_files(Path("r"))]
+    files = [
+        p.as_posix()
+        for m in planning.plan(profile, resamples_of=from_configs)
+        for p in m.result_files(Path("r"))
+    ]
     assert files == [
         "r/count/regression/default/lr=0.001/seed=7.json",
         "r/count/rounding/sine_round-width=0.5/lr=0.001/seed=7.json",
@@ -111,7 +122,7 @@ def test_datasets_with_their_own_overrides_get_their_own_multiruns():
         },
         known_datasets=["count", "affine"],
     )
-    multiruns = planning.plan(profile)
+    multiruns = planning.plan(profile, resamples_of=from_configs)
     assert [m.family for m in multiruns] == ["approaches-count", "approaches-affine"]
     assert "dataset.n_train=6000" in multiruns[0].overrides
     assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
@@ -159,6 +170,7 @@ def test_the_planner_reads_the_number_of_resamples_from_the_dataset_config_witho
     code = f"""
 import sys
 from roundlab.sweep import plan as planning, profile as profiles
+from roundlab.sweep.resamples import from_configs
 profile = profiles.parse_profile(
     "p",
     {{
@@ -169,7 +181,7 @@ profile = profiles.parse_profile(
     }},
     known_datasets=["csv"],
 )
-(m,) = planning.plan(profile)
+(m,) = planning.plan(profile, resamples_of=from_configs)
 print(sorted(r.resample for r in m.runs), [o for o in m.overrides if "resample" in o])
 print("tensorflow" in sys.modules)
 """
@@ -188,7 +200,7 @@ print("tensorflow" in sys.modules)
 
 
 def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
-    (m,) = planning.plan(_profile(approaches=["regression"]))
+    (m,) = planning.plan(_profile(approaches=["regression"]), resamples_of=from_configs)
     default = planning.command(m, _profile(), Path("/r"), Path("/mr"))
     assert "hydra.sweep.dir=/mr/approaches" in default and "results_dir=/r" in default
     assert [a for a in default if a.startswith("hydra/launcher")] == ["hydra/launcher=vectorized"]
@@ -200,7 +212,7 @@ def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
 
 def _dry_run(profile, tmp_path):
     lines = []
-    for m in planning.plan(profile):
+    for m in planning.plan(profile, resamples_of=from_configs):
         cmd = planning.command(m, profile, tmp_path / "results", tmp_path / "multirun")
         lines += preview.describe(m, profile, cmd)
     return lines
@@ -269,11 +281,11 @@ def test_activation_parameters_must_match_the_activation():
     with pytest.raises(
         ValueError, match="sigmoid_round needs values of its parameter 'steepness'. Received: null"
     ):
-        planning.plan(_profile(activations={"sigmoid_round": None}))
+        planning.plan(_profile(activations={"sigmoid_round": None}), resamples_of=from_configs)
     with pytest.raises(ValueError, match="ste_round takes no parameter"):
-        planning.plan(_profile(activations={"ste_round": [1]}))
+        planning.plan(_profile(activations={"ste_round": [1]}), resamples_of=from_configs)
     with pytest.raises(ValueError, match="activation must be one of .*Received: name='relu6'"):
-        planning.plan(_profile(activations={"relu6": None}))
+        planning.plan(_profile(activations={"relu6": None}), resamples_of=from_configs)
 
 
 def test_unknown_profile_name_lists_the_profiles():
@@ -287,7 +299,7 @@ def test_unknown_profile_name_lists_the_profiles():
 
 @pytest.mark.parametrize("name", ["default", "full", "tiny"])
 def test_every_shipped_profile_parses_and_plans(name):
-    assert planning.plan(profiles.load_profile(PARAMS, name))
+    assert planning.plan(profiles.load_profile(PARAMS, name), resamples_of=from_configs)
 
 
 def test_default_and_full_profiles_follow_the_protocol():
@@ -321,7 +333,9 @@ def test_default_profile_can_answer_every_question():
 
 def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(tmp_path):
     results = tmp_path / "results"
-    multiruns = planning.plan(_profile(approaches=["regression"], seeds=[0]))
+    multiruns = planning.plan(
+        _profile(approaches=["regression"], seeds=[0]), resamples_of=from_configs
+    )
     (planned,) = multiruns[0].result_files(results)
     unplanned = results / "count" / "regression" / "default" / "lr=0.001" / "seed=5.json"
     dropped = results / "count" / "rounding" / "sine_round-width=1" / "lr=0.001" / "seed=0.json"
@@ -346,7 +360,7 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
 
 
 def test_fresh_sweeps_turn_resume_off_in_every_multirun():
-    (m,) = planning.plan(_profile(approaches=["regression"]))
+    (m,) = planning.plan(_profile(approaches=["regression"]), resamples_of=from_configs)
     assert "sweep.resume=false" not in planning.command(m, _profile(), Path("/r"), Path("/mr"))
     fresh = planning.command(m, _profile(), Path("/r"), Path("/mr"), fresh=True)
     assert "sweep.resume=false" in fresh
@@ -359,7 +373,7 @@ def test_conf_dir_is_the_repository_conf_tree():
 
 def test_tiny_profile_stays_tiny_and_still_has_a_failure_a_sweep_and_a_rate_choice():
     profile = profiles.load_profile(PARAMS, "tiny")
-    runs = [r for m in planning.plan(profile) for r in m.runs]
+    runs = [r for m in planning.plan(profile, resamples_of=from_configs) for r in m.runs]
     assert len(runs) <= 20
     assert len(profile.learning_rates) >= 2  # the report's choice of rate is exercised
     assert "hard_round" in profile.activations  # the failed-runs section has something

@@ -16,6 +16,7 @@ timestamped directories.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from roundlab.approaches import ROUNDING
 from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
+
+# (dataset, its profile overrides) -> its number of resamples
+ResamplesOf = Callable[[str, tuple[str, ...]], int]
 
 
 @dataclass(frozen=True)
@@ -59,24 +63,16 @@ def activation_param(name: str) -> str | None:
     return activations.spec(name).param
 
 
-def dataset_resamples(name: str, overrides: tuple[str, ...]) -> int:
-    """How many resamples the dataset ``name`` has: its config file with the profile's
-    overrides, read without Hydra and without TensorFlow (a partition pattern counts its files
-    under inputs/, where the generate stage reads them too)."""
-    from roundlab import data
-
-    return data.resample_count(data.read_config(name, overrides))
-
-
 def plan(
-    profile: Profile, param_of=activation_param, resamples_of=dataset_resamples
+    profile: Profile, param_of=activation_param, *, resamples_of: ResamplesOf
 ) -> list[Multirun]:
     """The multiruns that cover the profile's grid. Datasets that share their overrides and
     their number of resamples share multiruns. ``param_of`` gives an activation's parameter
     name (None if it has none), ``resamples_of(dataset, overrides)`` a dataset's number of
-    resamples. A reference is fitted once per dataset (and resample), at the profile's first
-    seed and the trainer's default learning rate: neither changes a deterministic fit, so the
-    report never tunes it."""
+    resamples: the sweep's :func:`roundlab.sweep.resamples.from_configs`, the report's what
+    its result files show (the report reads no dataset config). A reference is fitted once per
+    dataset (and resample), at the profile's first seed and the trainer's default learning
+    rate: neither changes a deterministic fit, so the report never tunes it."""
     groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
         extra = profile.dataset_overrides.get(d, ())
