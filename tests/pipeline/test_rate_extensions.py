@@ -112,6 +112,10 @@ def _profile(**raw) -> Profile:
     return parse_profile("p", {**base, **raw}, None)
 
 
+def _one_resample(dataset, overrides):
+    return 1
+
+
 def _param(act):
     return {"sigmoid_round": "steepness", "hard_round": None}[act]
 
@@ -151,7 +155,7 @@ def _fill(results_dir: Path, multiruns: list[Multirun], better_high: set[tuple])
 
 def test_a_round_extends_every_edge_and_batches_each_family_into_one_multirun(tmp_path):
     profile = _profile()
-    planned = plan(profile, _param)
+    planned = plan(profile, _param, resamples_of=_one_resample)
     _fill(tmp_path, planned, {("count", "sigmoid_round-steepness=20"), ("affine", "corn")})
     ext = extend.extensions(profile, planned, tmp_path, 1)
     families = {m.family: m for m in ext}
@@ -194,7 +198,7 @@ def test_rounds_go_on_until_the_bound_and_the_recomputation_follows_the_files(tm
     profile = _profile(
         datasets=["count"], approaches=["regression"], activations={}, rate_extensions=2
     )
-    planned = plan(profile, _param)
+    planned = plan(profile, _param, resamples_of=_one_resample)
     _fill(tmp_path, planned, {("count", "default")})
     first = extend.extensions(profile, planned, tmp_path, 1)
     assert [k.learning_rate for k in first[0].runs] == [0.03, 0.03]
@@ -212,7 +216,7 @@ def test_rounds_go_on_until_the_bound_and_the_recomputation_follows_the_files(tm
 
 def test_a_configuration_with_a_missing_run_is_not_extended(tmp_path):
     profile = _profile(datasets=["count"], approaches=["regression"], activations={})
-    planned = plan(profile, _param)
+    planned = plan(profile, _param, resamples_of=_one_resample)
     _fill(tmp_path, planned, {("count", "default")})
     planned[0].runs[0].result_path(tmp_path).unlink()
     assert extend.extensions(profile, planned, tmp_path, 1) == []
@@ -220,7 +224,7 @@ def test_a_configuration_with_a_missing_run_is_not_extended(tmp_path):
 
 def test_the_candidates_cover_the_ladder_of_every_network_run_but_no_reference():
     profile = _profile(datasets=["count"], seeds=[0])
-    keys = extend.candidates(profile, plan(profile, _param))
+    keys = extend.candidates(profile, plan(profile, _param, resamples_of=_one_resample))
     assert {k.learning_rate for k in keys} == {0.000333333, 0.000111111, 0.03, 0.09}
     assert not any(k.approach == "ordered_logit" for k in keys)
     assert len(keys) == 4 * 7  # classification, regression, corn, coral, hard_round, 2 sigmoid
@@ -241,7 +245,7 @@ def test_prepare_keeps_the_files_an_extension_could_plan_again_and_removes_the_r
     from roundlab.sweep.runner import prepare
 
     profile = _profile(datasets=["count"], seeds=[0], approaches=["regression"], activations={})
-    planned = plan(profile, _param)
+    planned = plan(profile, _param, resamples_of=_one_resample)
     regression = RunKey.of("count", "regression")
     kept = [_at_rate(regression, lr) for lr in (0.001, 0.01, 0.03, 0.09, 0.000111111)]
     dropped = [_at_rate(regression, lr) for lr in (0.27, 0.002)]

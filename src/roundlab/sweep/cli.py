@@ -24,6 +24,7 @@ from pathlib import Path
 
 from roundlab import interruption, paths
 from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
+from roundlab.sweep import resamples
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import load_profile
 from roundlab.sweep.runner import failed_jobs_exit, run
@@ -68,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)
-        plan(profile)  # checks the activations against the catalogue
+        # checks the activations against the catalogue, and the datasets' resamples
+        plan(profile, resamples_of=resamples.from_configs)
     except ValueError as err:  # the message names the key and the value: no traceback
         print(f"config error: {err}", file=sys.stderr)
         return 2
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         from roundlab.sweep import preview
 
-        for m in plan(profile):
+        for m in plan(profile, resamples_of=resamples.from_configs):
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)
             print(shlex.join(["python", *cmd[1:]]))
             for line in preview.describe(m, profile, cmd):

@@ -34,8 +34,9 @@ EXTENSIONS_DIR = "rate_extensions"
 
 
 def _configuration(key: RunKey) -> RunKey:
-    """The run's configuration: its key with the seed and the rate set aside."""
-    return replace(key, seed=0, learning_rate=DEFAULT_LEARNING_RATE)
+    """The run's configuration: its key with the seed, the resample and the rate set aside (the
+    report pools a configuration's seeds and resamples, and so does the rate choice)."""
+    return replace(key, seed=0, resample=None, learning_rate=DEFAULT_LEARNING_RATE)
 
 
 def _root(m: Multirun) -> str:
@@ -87,9 +88,10 @@ def extensions(
         rate = next_rate(trials, profile.learning_rates, profile.rate_extensions)
         if rate is None:
             continue
-        seeds = sorted({k.seed for k in keys})
+        replicates = sorted({(k.resample if k.resample is not None else -1, k.seed) for k in keys})
         wanted[_root(family[config])] += [
-            replace(config, learning_rate=rate, seed=s) for s in seeds
+            replace(config, learning_rate=rate, seed=s, resample=None if r < 0 else r)
+            for r, s in replicates
         ]
     overrides = {_root(m): m.overrides for m in multiruns}
     family_dir = f"{EXTENSIONS_DIR}/{round_}"
@@ -120,6 +122,7 @@ _FIELDS = {
     "activation": lambda k: k.activation,
     "trainer.learning_rate": lambda k: k.learning_rate,
     "seed": lambda k: k.seed,
+    "dataset.resample": lambda k: k.resample,
 }
 
 

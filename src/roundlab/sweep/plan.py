@@ -4,7 +4,10 @@ The grid is datasets × approaches × activation parameters × learning rates ×
 multirun for the plain approaches without a rounding activation, one per approach with methods
 (ordinal: corn and coral), one for the parameterless rounding activations, and one per
 activation with a parameter, each over every dataset, learning rate and seed of the profile;
-the references (statsmodels fits) share one multirun at one seed and rate. Few multiruns means
+the references (statsmodels fits) share one multirun at one seed and rate. A dataset with R > 1
+resamples (:mod:`roundlab.data.resamples`) runs every job at each ``dataset.resample=0..R-1``;
+datasets with different R, like datasets with different overrides, get their own multiruns.
+Few multiruns means
 few processes, and each process pays TensorFlow's import once. Every multirun writes to
 ``<sweep root>/<family>``: deterministic, so a rerun overwrites it instead of piling up
 timestamped directories.
@@ -13,6 +16,7 @@ timestamped directories.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +30,8 @@ from roundlab.sweep.profile import Profile
 # roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
 # the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
 ONLY_FILE = "_only.yaml"
+# (dataset, its profile overrides) -> its number of resamples
+ResamplesOf = Callable[[str, tuple[str, ...]], int]
 
 
 @dataclass(frozen=True)
@@ -65,18 +71,30 @@ def activation_param(name: str) -> str | None:
     return activations.spec(name).param
 
 
-def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
-    """The multiruns that cover the profile's grid. Datasets that share their overrides share
-    multiruns. ``param_of`` gives an activation's parameter name (None if it has none). A
-    reference is fitted once per dataset, at the profile's first seed and the trainer's default
-    learning rate: neither changes a deterministic fit, so the report never tunes it."""
-    groups: dict[tuple[str, ...], list[str]] = {}
+def plan(
+    profile: Profile, param_of=activation_param, *, resamples_of: ResamplesOf
+) -> list[Multirun]:
+    """The multiruns that cover the profile's grid. Datasets that share their overrides and
+    their number of resamples share multiruns. ``param_of`` gives an activation's parameter
+    name (None if it has none), ``resamples_of(dataset, overrides)`` a dataset's number of
+    resamples: the sweep's :func:`roundlab.sweep.resamples.from_configs`, the report's what
+    its result files show (the report reads no dataset config). A reference is fitted once per
+    dataset (and resample), at the profile's first seed and the trainer's default learning
+    rate: neither changes a deterministic fit, so the report never tunes it."""
+    groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
-        groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
+        extra = profile.dataset_overrides.get(d, ())
+        groups.setdefault((extra, resamples_of(d, extra)), []).append(d)
     out = []
-    for extra, datasets in groups.items():
+    for (extra, total), datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
-        data = (f"dataset={','.join(datasets)}", *(f"dataset.{o}" for o in extra))
+        # None: a dataset without resamples, whose runs name none.
+        picks = (None,) if total == 1 else tuple(range(total))
+        data = (
+            f"dataset={','.join(datasets)}",
+            *(f"dataset.{o}" for o in extra),
+            *([f"dataset.resample={','.join(map(str, picks))}"] if total > 1 else []),
+        )
         grid = (
             f"trainer.learning_rate={_values(profile.learning_rates)}",
             f"seed={','.join(map(str, profile.seeds))}",
@@ -84,7 +102,12 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
         once = (f"trainer.learning_rate={DEFAULT_LEARNING_RATE:g}", f"seed={profile.seeds[0]}")
         for m in _families(profile, tuple(datasets), param_of):
             rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
-            runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
+            runs = tuple(
+                replace(run, learning_rate=lr, resample=r)
+                for run in m.runs
+                for lr in rates
+                for r in picks
+            )
             common = (data[0], *(once if m.once else grid), *data[1:])
             out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
     return out

@@ -46,7 +46,7 @@ import yaml
 from roundlab import interruption, paths, results
 from roundlab.run.status import finished_jobs
 from roundlab.runs import RunKey
-from roundlab.sweep import children, extend, lock, tracking_check
+from roundlab.sweep import children, extend, lock, resamples, tracking_check
 from roundlab.sweep.housekeeping import prune, reused_jobs
 from roundlab.sweep.plan import ONLY_FILE, Multirun, command, plan
 from roundlab.sweep.profile import Profile
@@ -180,7 +180,7 @@ def run(
 def _run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool, tracking_uri: str
 ) -> dict[str, Any]:
-    multiruns = plan(profile)
+    multiruns = plan(profile, resamples_of=resamples.from_configs)
     removed = prepare(results_dir, sweep_root, multiruns, extend.candidates(profile, multiruns))
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
