@@ -4,7 +4,8 @@ Training writes it (finished or failed), DVC tracks the directory, and the repor
 so the report can be rebuilt from DVC-tracked files alone. MLflow receives the same content for
 browsing but is never read by the report.
 
-Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``,
+Layout: ``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``
+(``.../resample=<r>/seed=<seed>.json`` for a run on resample ``r`` of a dataset with several),
 the run's :class:`roundlab.runs.RunKey` decides it (``RunResult.key.result_path(results_dir)``).
 
 Each file carries a digest of its content (:func:`content_digest`), checked whenever it is read:
@@ -26,8 +27,8 @@ from roundlab.runs import DEFAULT_LEARNING_RATE, RUN_INDEPENDENT_KEYS, RunKey
 
 # Files of every readable version load, the fields a version lacks left at their defaults
 # (docs/result-schema.md says what each version holds): old results stay readable by the report.
-FORMAT_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, FORMAT_VERSION)
+FORMAT_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, FORMAT_VERSION)
 # The first version whose files must carry their digest: one without is refused.
 DIGEST_SINCE = 4
 FINISHED = "FINISHED"
@@ -54,6 +55,10 @@ class RunResult:
     the dataset does not have is absent. ``baseline`` is the constant predictor (training
     median). ``oracle`` maps the same splits to the dataset's best achievable
     ``exact_match`` and ``mae`` (:mod:`roundlab.data.oracle`); empty when the dataset has none.
+    ``labels`` maps each split of the run's data (``train``, ``val``, ``test``,
+    ``extrapolate``) to its distinct labels, sorted, so the report can state each split's label
+    range and see a test label training never showed; empty when the data was never loaded (a
+    run stopped before) or the file predates version 5.
     ``history`` maps a Keras history key to its per-epoch values. A failed run has
     ``status == "FAILED"``, an ``error`` saying why, and whatever metrics it got before failing;
     an interrupted one ``status == "KILLED"`` and ``error`` naming the signal.
@@ -69,6 +74,7 @@ class RunResult:
     metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     baseline: dict[str, dict[str, float]] = field(default_factory=dict)
     oracle: dict[str, dict[str, float]] = field(default_factory=dict)
+    labels: dict[str, list[int]] = field(default_factory=dict)
     zero_grad_fraction: float | None = None
     history: dict[str, list[float]] = field(default_factory=dict)
     best_epoch: int | None = None
@@ -107,6 +113,7 @@ class RunResult:
             self.seed,
             trainer.get("learning_rate", DEFAULT_LEARNING_RATE),
             (self.config.get("approach") or {}).get("method"),
+            (self.config.get("dataset") or {}).get("resample"),
         )
 
     @property

@@ -1,9 +1,11 @@
-"""A run's identity: which dataset, approach (with its method, for ordinal), output activation
-with its parameter, learning rate and seed.
+"""A run's identity: which dataset (and, for a dataset with resamples, which resample),
+approach (with its method, for ordinal), output activation with its parameter, learning rate
+and seed.
 
 :class:`RunKey` names one run everywhere: its result file
 (``<results_dir>/<dataset>/<approach>/<variant>/lr=<learning_rate>/seed=<seed>.json``), its
-MLflow run name (``<approach>/<variant>/lr=<learning_rate>/seed=<seed>``), its variant label
+MLflow run name (``<approach>/<variant>/lr=<learning_rate>/seed=<seed>``), both with a
+``resample=<r>`` segment before the seed's for a run on resample ``r``, its variant label
 (``default`` without an output activation, ``<activation>`` or ``<activation>-<param>=<value>``
 with one, the method, ``corn`` or ``coral``, for an approach with methods) and the Hydra
 overrides that select it. The learning rate is part of the identity because the protocol tunes
@@ -41,7 +43,9 @@ class RunKey:
     """``params`` holds the output activation's parameters as sorted ``(name, value)`` pairs;
     ``activation`` is None (and ``params`` empty) for approaches that use no activation;
     ``learning_rate`` is ``trainer.learning_rate``; ``method`` is ``approach.method`` for an
-    approach with methods (None means its default), None for the others."""
+    approach with methods (None means its default), None for the others; ``resample`` is
+    ``dataset.resample``: None for a dataset without resamples (its paths and names carry
+    none), else the resample the run trains and is scored on."""
 
     dataset: str
     approach: str
@@ -50,6 +54,7 @@ class RunKey:
     seed: int = 0
     learning_rate: float = DEFAULT_LEARNING_RATE
     method: str | None = None
+    resample: int | None = None
 
     def __post_init__(self) -> None:
         spec = approaches.get(self.approach)
@@ -72,6 +77,16 @@ class RunKey:
                 f"activation={self.activation!r}, params={dict(self.params)}"
             )
         check_learning_rate(self.learning_rate, "learning_rate")
+        if self.resample is not None:
+            if isinstance(self.resample, bool) or not isinstance(self.resample, int):
+                raise ConfigError(
+                    f"dataset.resample must be a non-negative integer or null. "
+                    f"Received: dataset.resample={self.resample!r}"
+                )
+            if self.resample < 0:
+                raise ConfigError(
+                    f"dataset.resample must be >= 0. Received: dataset.resample={self.resample}"
+                )
         object.__setattr__(self, "params", tuple(sorted((str(k), v) for k, v in self.params)))
         object.__setattr__(self, "learning_rate", float(self.learning_rate))
 
@@ -85,9 +100,12 @@ class RunKey:
         seed: int = 0,
         learning_rate: float = DEFAULT_LEARNING_RATE,
         method: str | None = None,
+        resample: int | None = None,
     ) -> RunKey:
         params_ = tuple((params or {}).items())
-        return cls(dataset, approach, activation, params_, int(seed), learning_rate, method)
+        return cls(
+            dataset, approach, activation, params_, int(seed), learning_rate, method, resample
+        )
 
     @classmethod
     def from_config(cls, cfg: Any) -> RunKey:
@@ -108,6 +126,7 @@ class RunKey:
             cfg.seed,
             cfg.trainer.learning_rate,
             cfg.approach.get("method"),
+            cfg.dataset.get("resample"),
         )
 
     @property
@@ -128,9 +147,16 @@ class RunKey:
         return f"lr={_number(self.learning_rate)}"
 
     @property
+    def seed_label(self) -> str:
+        """``seed=3``, or ``resample=2/seed=3`` on a resample: the last segments of the result
+        path and run name."""
+        seed = f"seed={self.seed}"
+        return seed if self.resample is None else f"resample={self.resample}/{seed}"
+
+    @property
     def run_name(self) -> str:
         """The MLflow run name."""
-        return f"{self.approach}/{self.variant}/{self.lr_label}/seed={self.seed}"
+        return f"{self.approach}/{self.variant}/{self.lr_label}/{self.seed_label}"
 
     def result_path(self, results_dir: Path | str) -> Path:
         """Where the run's result file goes: always inside ``results_dir``. The names were
@@ -138,6 +164,8 @@ class RunKey:
         leave ``results_dir`` is refused here, so no input writes outside it."""
         root = Path(results_dir)
         path = root / self.dataset / self.approach / self.variant / self.lr_label
+        if self.resample is not None:
+            path = path / f"resample={self.resample}"
         path = path / f"seed={self.seed}.json"
         if not _normal(path).is_relative_to(_normal(root)):
             raise ConfigError(
@@ -148,7 +176,10 @@ class RunKey:
 
     def overrides(self) -> list[str]:
         """Hydra overrides of ``python -m roundlab.train`` that select this run."""
-        out = [f"dataset={self.dataset}", f"approach={self.approach}"]
+        out = [f"dataset={self.dataset}"]
+        if self.resample is not None:
+            out.append(f"dataset.resample={self.resample}")
+        out.append(f"approach={self.approach}")
         if self.method:
             out.append(f"approach.method={self.method}")
         if self.activation:

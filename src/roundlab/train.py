@@ -3,8 +3,9 @@ the resolved config.
 
 A thin Hydra entry around :func:`roundlab.run.job.train`. Every run writes its result file
 (finished, failed or killed) and logs to MLflow. In a multirun a job whose result file can be
-kept is reused (:mod:`roundlab.sweep.resume`), and a failing job never raises out of the Hydra
-task, so the sweep goes on; it returns the worst objective value instead. Exit codes are in
+kept is reused (:mod:`roundlab.sweep.resume`), a job not on the multirun's allow-list
+(``sweep.only``) returns at once without a result, and a failing job never raises out of the
+Hydra task, so the sweep goes on; it returns the worst objective value instead. Exit codes are in
 :mod:`roundlab.run.exits`.
 """
 
@@ -27,7 +28,7 @@ from roundlab.results import KILLED  # noqa: E402
 from roundlab.run import exits  # noqa: E402
 from roundlab.run.config import register_configs  # noqa: E402
 from roundlab.run.job import train  # noqa: E402
-from roundlab.run.status import write_status  # noqa: E402
+from roundlab.run.status import SKIPPED, write_status  # noqa: E402
 from roundlab.sweep import resume  # noqa: E402
 from roundlab.sweep.callback import end_tracking  # noqa: E402
 
@@ -39,6 +40,9 @@ def hydra_task(cfg: DictConfig) -> float:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN
     job_dir = Path(hc.runtime.output_dir)
+    if multirun and not resume.wanted(cfg):  # the vectorised launcher never starts such a job
+        write_status(job_dir, SKIPPED)
+        return exits.worst(exits.maximised(cfg.objective))
     # Here too, not only in main(): joblib runs this task in worker processes.
     with interruption.interruptible():
         try:

@@ -15,6 +15,8 @@ PACKAGES = (
     "numpy",
     "scipy",
     "scikit-learn",
+    "statsmodels",
+    "lightgbm",
     "hydra-core",
     "omegaconf",
     "mlflow",

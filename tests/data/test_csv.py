@@ -112,3 +112,34 @@ def test_materialize_regenerates_when_the_csv_file_changes(tmp_path, example_csv
         handle.write("0.5,0.5,1.0,7\n")
     changed = materialize(cfg, tmp_path / "data")
     assert sum(len(split) for split in changed.splits.values()) == 201
+
+
+def rating_csv(tmp_path):
+    """120 rows of a 1..5 rating whose extreme label 1 is rare (3 rows) and 5 is common."""
+    counts = {1: 3, 2: 12, 3: 30, 4: 40, 5: 35}
+    labels = [label for label, n in counts.items() for _ in range(n)]
+    rows = [[i / 7, (i * 37 % 101) / 10, label] for i, label in enumerate(labels)]
+    return write_csv(tmp_path / "ratings.csv", ["a", "b", "y"], rows)
+
+
+def test_rare_extreme_labels_stay_in_train_by_default(tmp_path):
+    dataset = generate(csv_config(rating_csv(tmp_path)))
+    assert dataset.extrapolate is None and "extrapolate" not in dataset.meta["splits"]
+    assert int(np.sum(dataset.train.y == 1)) == 3  # every label-1 row is a training row
+    assert dataset.label_range("train") == (1, 5)
+
+
+def test_extrapolate_split_is_opt_in_and_takes_the_label_tails(tmp_path):
+    dataset = generate(csv_config(rating_csv(tmp_path), "extrapolate_quantile=0.05"))
+    assert sorted(set(dataset.extrapolate.y.tolist())) == [1]  # the 6 lowest labels: 3 ones
+    assert dataset.label_range("train")[0] == 2
+
+
+def test_a_dataset_lists_each_splits_distinct_labels_sorted(tmp_path):
+    dataset = generate(csv_config(rating_csv(tmp_path), "extrapolate_quantile=0.05"))
+    assert dataset.labels() == {
+        "train": [2, 3, 4, 5],
+        "val": [2, 3, 4, 5],
+        "test": [2, 3, 4, 5],
+        "extrapolate": [1],
+    }

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from roundlab.data import compose_config, generate, materialize, save
-from roundlab.data.sampling import carve_val, rng_for
+from roundlab.data.splits import carve_val, resample_rng
 
 from .support import CONF, write_csv
 
@@ -60,7 +60,7 @@ def test_one_file_per_split_gives_exactly_those_rows_in_file_order(split_files):
         x, y = as_arrays(expected)
         assert np.array_equal(dataset.splits[split].x, x), split
         assert np.array_equal(dataset.splits[split].y, y), split
-    assert dataset.meta["provenance"] == {"layout": "files", "val_from_train": None}
+    assert dataset.meta["provenance"] == {"layout": "files", "cut": None, "val_from_train": None}
 
 
 def test_meta_records_the_sha256_of_every_input_file(split_files):
@@ -95,7 +95,11 @@ def test_a_split_column_puts_each_row_in_the_split_it_names(tmp_path):
         x, y = as_arrays([[a, b, y] for a, b, s, y in rows if s == split])
         assert np.array_equal(dataset.splits[split].x, x), split
         assert np.array_equal(dataset.splits[split].y, y), split
-    assert dataset.meta["provenance"] == {"layout": "split_column", "val_from_train": None}
+    assert dataset.meta["provenance"] == {
+        "layout": "split_column",
+        "cut": None,
+        "val_from_train": None,
+    }
     assert dataset.meta["sources"] == {str(file): hashlib.sha256(file.read_bytes()).hexdigest()}
 
 
@@ -112,7 +116,11 @@ def test_val_is_carved_from_train_stratified_when_every_label_has_two_rows(tmp_p
     together = np.concatenate([dataset.train.x, dataset.val.x])
     assert sorted(together[:, 0].tolist()) == list(range(36))
     assert np.all(np.diff(dataset.train.x[:, 0]) > 0)  # file order kept
-    assert dataset.meta["provenance"] == {"layout": "files", "val_from_train": "stratified"}
+    assert dataset.meta["provenance"] == {
+        "layout": "files",
+        "cut": None,
+        "val_from_train": "stratified",
+    }
 
 
 def test_val_is_carved_at_random_when_a_label_has_a_single_row(tmp_path):
@@ -122,7 +130,11 @@ def test_val_is_carved_at_random_when_a_label_has_a_single_row(tmp_path):
     file = write_csv(tmp_path / "all.csv", ["a", "b", "split", "y"], rows)
     dataset = generate(csv_config(f"path={file}", "split_column=split", "val_fraction=0.25"))
     assert len(dataset.val) == 10 and len(dataset.train) == 30
-    assert dataset.meta["provenance"] == {"layout": "split_column", "val_from_train": "random"}
+    assert dataset.meta["provenance"] == {
+        "layout": "split_column",
+        "cut": None,
+        "val_from_train": "random",
+    }
 
 
 def test_the_carved_val_rows_follow_the_seed(tmp_path):
@@ -137,7 +149,7 @@ def test_the_carved_val_rows_follow_the_seed(tmp_path):
 
 def test_carve_val_keeps_every_label_in_train_and_refuses_an_empty_val():
     y = np.array([0, 0, 1, 1, 1, 1, 1, 1, 1, 1])
-    train, val, method = carve_val(rng_for(0), y, 0.5)
+    train, val, method = carve_val(resample_rng(0, 0), y, 0.5)
     assert method == "stratified"
     assert sorted(y[val].tolist()) == [0, 1, 1, 1, 1] and sorted(y[train].tolist()) == [
         0,
@@ -147,7 +159,7 @@ def test_carve_val_keeps_every_label_in_train_and_refuses_an_empty_val():
         1,
     ]
     with pytest.raises(ValueError, match=r"at least one row in each.*val_fraction=0.1.*val_rows=0"):
-        carve_val(rng_for(0), np.array([0, 0, 1, 1]), 0.1)
+        carve_val(resample_rng(0, 0), np.array([0, 0, 1, 1]), 0.1)
 
 
 @pytest.mark.parametrize(

@@ -48,9 +48,10 @@ def test_saving_again_writes_identical_bytes_and_leaves_no_temporary_files(store
 def test_meta_json_records_what_the_format_promises(stored):
     _, directory = stored
     meta = json.loads((directory / "meta.json").read_text())
-    assert meta["format_version"] == 3 and meta["generator"] == "affine" and meta["seed"] == 0
+    assert meta["format_version"] == 4 and meta["generator"] == "affine" and meta["seed"] == 0
     assert meta["params"]["n_train"] == 80 and meta["n_features"] == 5
     assert meta["splits"]["train"]["n"] == 80
+    assert (meta["resample"], meta["resamples"]) == (0, 1)  # one split set, stored flat
     assert meta["splits"]["train"]["label_range"] == list(load(directory).label_range("train"))
     assert set(meta["splits"]["val"]["x"]) == {"file", "sha256"}
 
@@ -123,7 +124,7 @@ def test_another_format_version_is_refused(stored):
     meta = json.loads((directory / "meta.json").read_text())
     meta["format_version"] = 0
     (directory / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(ValueError, match="format_version 3. Received: format_version=0"):
+    with pytest.raises(ValueError, match="format_version 4. Received: format_version=0"):
         load(directory)
 
 

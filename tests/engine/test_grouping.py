@@ -90,3 +90,18 @@ def test_max_members_below_one_is_refused():
         ValueError, match="max_members must be an integer >= 1. Received: max_members=0"
     ):
         grouping.plan([], max_members=0)
+
+
+def test_members_of_different_resamples_never_share_a_group(store):
+    from roundlab.run import config
+
+    csv = ["dataset=csv", "dataset.path=x.csv", "dataset.label=y", "dataset.resamples=3"]
+    jobs = [
+        resolved(
+            config.compose([*csv, f"dataset.resample={r}", "approach=regression", f"seed={s}"])
+        )
+        for r in range(3)
+        for s in range(2)
+    ]
+    groups, alone = grouping.plan(jobs, max_members=32)
+    assert groups == [[0, 1], [2, 3], [4, 5]] and alone == []

@@ -18,6 +18,7 @@ from roundlab.errors import WriteFailed
 from roundlab.sweep import cli, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
+from roundlab.sweep.resamples import from_configs
 
 PROFILE = {"datasets": ["count"], "seeds": [0], "approaches": ["regression"], "tracking": False}
 
@@ -88,7 +89,9 @@ def test_a_read_only_directory_is_refused_and_left_empty(tmp_path):
 
 def test_the_sweep_removes_the_temporaries_of_killed_writes(tmp_path):
     results = tmp_path / "results"
-    (multirun,) = planning.plan(profiles.parse_profile("p", PROFILE, None))
+    (multirun,) = planning.plan(
+        profiles.parse_profile("p", PROFILE, None), resamples_of=from_configs
+    )
     (planned,) = multirun.result_files(results)
     left = [
         planned.with_name(".seed=0.json.tmp-123-0a1b2c3d.json"),

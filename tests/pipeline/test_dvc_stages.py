@@ -71,11 +71,14 @@ def test_the_sweep_does_not_depend_on_the_report():
     assert not [m for m in closure(ENTRIES["sweep"]()) if m.startswith("roundlab.report")]
 
 
-# What the report reads of the sweep: its planning code, to recompute the plan of a results
-# directory whose manifest is gone (roundlab.report.planned).
+# What the report reads of the sweep: its planning code, to recompute the plan (and its rate
+# extensions) of a results directory whose manifest is gone (roundlab.report.planned), and the
+# rule that picks a learning rate, shared with the sweep (roundlab.report.tuning).
 PLANNING = {
     "src/roundlab/sweep/__init__.py",
+    "src/roundlab/sweep/extend.py",
     "src/roundlab/sweep/plan.py",
+    "src/roundlab/sweep/rates.py",
     "src/roundlab/sweep/profile.py",
     "src/roundlab/sweep/profile_fields.py",
 }

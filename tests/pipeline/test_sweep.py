@@ -1,5 +1,8 @@
 """The sweep plan from profiles.yaml: what runs, where results land, what is refused."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ from roundlab import paths
 from roundlab.sweep import cli, preview, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
+from roundlab.sweep.resamples import from_configs
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = ROOT / "params.yaml"
@@ -24,7 +28,7 @@ def test_plan_covers_the_grid_with_one_multirun_per_family():
         approaches=["classification", "regression"],
         activations={"hard_round": None, "ste_round": None, "sigmoid_round": [5, 20]},
     )
-    multiruns = planning.plan(profile)
+    multiruns = planning.plan(profile, resamples_of=from_configs)
     assert [m.family for m in multiruns] == ["approaches", "activations", "sigmoid_round"]
     assert multiruns[2].overrides == (
         "approach=rounding",
@@ -44,18 +48,24 @@ def test_every_configuration_is_planned_at_every_learning_rate_of_the_grid():
         seeds=[0],
         learning_rates=[0.0003, 0.003],
     )
-    runs = [run for m in planning.plan(profile) for run in m.runs]
+    runs = [run for m in planning.plan(profile, resamples_of=from_configs) for run in m.runs]
     assert sorted((r.approach, r.learning_rate) for r in runs) == [
         ("regression", 0.0003),
         ("regression", 0.003),
         ("rounding", 0.0003),
         ("rounding", 0.003),
     ]
-    assert all("trainer.learning_rate=0.0003,0.003" in m.overrides for m in planning.plan(profile))
+    assert all(
+        "trainer.learning_rate=0.0003,0.003" in m.overrides
+        for m in planning.plan(profile, resamples_of=from_configs)
+    )
 
 
 def test_an_approach_with_methods_is_planned_at_every_method():
-    (m,) = planning.plan(_profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]))
+    (m,) = planning.plan(
+        _profile(approaches=["ordinal"], seeds=[0], learning_rates=[0.001, 0.01]),
+        resamples_of=from_configs,
+    )
     assert m.family == "ordinal"
     assert m.overrides[:2] == ("approach=ordinal", "approach.method=corn,coral")
     assert sorted((r.method, r.learning_rate) for r in m.runs) == [
@@ -74,7 +84,7 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
         seeds=[3, 4, 5],
         learning_rates=[0.003, 0.01],
     )
-    networks, references = planning.plan(profile)
+    networks, references = planning.plan(profile, resamples_of=from_configs)
     assert len(networks.runs) == 2 * 3 * 2
     assert references.family == "references" and references.once
     assert sorted((r.dataset, r.approach, r.seed, r.learning_rate) for r in references.runs) == [
@@ -87,9 +97,38 @@ def test_references_are_fitted_once_per_dataset_not_per_seed_and_rate():
     assert "trainer.learning_rate=0.001" in references.overrides
 
 
+def test_lightgbm_is_fitted_once_per_dataset_and_method():
+    profile = _profile(
+        datasets=["count", "affine"],
+        approaches=["glm_poisson", "lightgbm"],
+        seeds=[3, 4, 5],
+        learning_rates=[0.003, 0.01],
+    )
+    trees, statsmodels = planning.plan(profile, resamples_of=from_configs)
+    assert (trees.family, statsmodels.family) == ("lightgbm", "references")
+    assert trees.once and trees.overrides[:2] == (
+        "approach=lightgbm",
+        "approach.method=multiclass,regression,poisson",
+    )
+    assert {"seed=3", "trainer.learning_rate=0.001"} <= set(trees.overrides)
+    assert sorted((r.dataset, r.method, r.seed, r.learning_rate) for r in trees.runs) == [
+        (d, m, 3, 0.001)
+        for d in ("affine", "count")
+        for m in ("multiclass", "poisson", "regression")
+    ]
+    assert [p.as_posix() for p in trees.result_files(Path("r"))][0] == (
+        "r/count/lightgbm/multiclass/lr=0.001/seed=3.json"
+    )
+    assert [r.approach for r in statsmodels.runs] == ["glm_poisson", "glm_poisson"]
+
+
 def test_planned_result_files_follow_the_result_layout():
     profile = _profile(approaches=["regression"], activations={"sine_round": [0.5, 1]}, seeds=[7])
-    files = [p.as_posix() for m in planning.plan(profile) for p in m.result_files(Path("r"))]
+    files = [
+        p.as_posix()
+        for m in planning.plan(profile, resamples_of=from_configs)
+        for p in m.result_files(Path("r"))
+    ]
     assert files == [
         "r/count/regression/default/lr=0.001/seed=7.json",
         "r/count/rounding/sine_round-width=0.5/lr=0.001/seed=7.json",
@@ -108,14 +147,85 @@ def test_datasets_with_their_own_overrides_get_their_own_multiruns():
         },
         known_datasets=["count", "affine"],
     )
-    multiruns = planning.plan(profile)
+    multiruns = planning.plan(profile, resamples_of=from_configs)
     assert [m.family for m in multiruns] == ["approaches-count", "approaches-affine"]
     assert "dataset.n_train=6000" in multiruns[0].overrides
     assert not any(o.startswith("dataset.n_train") for o in multiruns[1].overrides)
 
 
+def test_a_dataset_with_resamples_is_planned_at_every_resample_in_its_own_multiruns():
+    profile = profiles.parse_profile(
+        "p",
+        {
+            "datasets": ["count", "ratings", "scores"],
+            "seeds": [0, 1],
+            "approaches": ["regression", "ordered_logit"],
+        },
+        known_datasets=["count", "ratings", "scores"],
+    )
+    resamples = {"count": 1, "ratings": 3, "scores": 3}
+    multiruns = planning.plan(profile, resamples_of=lambda d, overrides: resamples[d])
+    assert [m.family for m in multiruns] == [
+        "approaches-count",
+        "references-count",
+        "approaches-ratings-scores",
+        "references-ratings-scores",
+    ]
+    plain, _, networks, references = multiruns
+    assert not any(o.startswith("dataset.resample") for o in plain.overrides)
+    assert {r.resample for r in plain.runs} == {None}
+    assert "dataset.resample=0,1,2" in networks.overrides
+    assert "dataset.resample=0,1,2" in references.overrides
+    assert sorted((r.dataset, r.resample, r.seed) for r in networks.runs) == [
+        (d, r, s) for d in ("ratings", "scores") for r in range(3) for s in (0, 1)
+    ]
+    # a reference is fitted once per resample: each has its own data
+    assert sorted((r.dataset, r.resample) for r in references.runs) == [
+        (d, r) for d in ("ratings", "scores") for r in range(3)
+    ]
+    files = {p.relative_to("r").as_posix() for p in networks.result_files(Path("r"))}
+    assert "ratings/regression/default/lr=0.001/resample=2/seed=1.json" in files
+
+
+def test_the_planner_reads_the_number_of_resamples_from_the_dataset_config_without_tensorflow(
+    tmp_path,
+):
+    rows = "\n".join(f"{i},{i % 4}" for i in range(60))
+    (tmp_path / "r.csv").write_text(f"x,y\n{rows}\n")
+    code = f"""
+import sys
+from roundlab.sweep import plan as planning, profile as profiles
+from roundlab.sweep.resamples import from_configs
+profile = profiles.parse_profile(
+    "p",
+    {{
+        "datasets": ["csv"],
+        "seeds": [0],
+        "approaches": ["regression"],
+        "dataset_overrides": {{"csv": ["path={tmp_path / "r.csv"}", "label=y", "resamples=4"]}},
+    }},
+    known_datasets=["csv"],
+)
+(m,) = planning.plan(profile, resamples_of=from_configs)
+print(sorted(r.resample for r in m.runs), [o for o in m.overrides if "resample" in o])
+print("tensorflow" in sys.modules)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == [
+        "[0, 1, 2, 3] ['dataset.resamples=4', 'dataset.resample=0,1,2,3']",
+        "False",
+    ]
+
+
 def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
-    (m,) = planning.plan(_profile(approaches=["regression"]))
+    (m,) = planning.plan(_profile(approaches=["regression"]), resamples_of=from_configs)
     default = planning.command(m, _profile(), Path("/r"), Path("/mr"))
     assert "hydra.sweep.dir=/mr/approaches" in default and "results_dir=/r" in default
     assert [a for a in default if a.startswith("hydra/launcher")] == ["hydra/launcher=vectorized"]
@@ -127,7 +237,7 @@ def test_command_names_the_profile_launcher_and_a_deterministic_sweep_dir():
 
 def _dry_run(profile, tmp_path):
     lines = []
-    for m in planning.plan(profile):
+    for m in planning.plan(profile, resamples_of=from_configs):
         cmd = planning.command(m, profile, tmp_path / "results", tmp_path / "multirun")
         lines += preview.describe(m, profile, cmd)
     return lines
@@ -196,11 +306,11 @@ def test_activation_parameters_must_match_the_activation():
     with pytest.raises(
         ValueError, match="sigmoid_round needs values of its parameter 'steepness'. Received: null"
     ):
-        planning.plan(_profile(activations={"sigmoid_round": None}))
+        planning.plan(_profile(activations={"sigmoid_round": None}), resamples_of=from_configs)
     with pytest.raises(ValueError, match="ste_round takes no parameter"):
-        planning.plan(_profile(activations={"ste_round": [1]}))
+        planning.plan(_profile(activations={"ste_round": [1]}), resamples_of=from_configs)
     with pytest.raises(ValueError, match="activation must be one of .*Received: name='relu6'"):
-        planning.plan(_profile(activations={"relu6": None}))
+        planning.plan(_profile(activations={"relu6": None}), resamples_of=from_configs)
 
 
 def test_unknown_profile_name_lists_the_profiles():
@@ -214,7 +324,7 @@ def test_unknown_profile_name_lists_the_profiles():
 
 @pytest.mark.parametrize("name", ["default", "full", "tiny"])
 def test_every_shipped_profile_parses_and_plans(name):
-    assert planning.plan(profiles.load_profile(PARAMS, name))
+    assert planning.plan(profiles.load_profile(PARAMS, name), resamples_of=from_configs)
 
 
 def test_default_and_full_profiles_follow_the_protocol():
@@ -248,7 +358,9 @@ def test_default_profile_can_answer_every_question():
 
 def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(tmp_path):
     results = tmp_path / "results"
-    multiruns = planning.plan(_profile(approaches=["regression"], seeds=[0]))
+    multiruns = planning.plan(
+        _profile(approaches=["regression"], seeds=[0]), resamples_of=from_configs
+    )
     (planned,) = multiruns[0].result_files(results)
     unplanned = results / "count" / "regression" / "default" / "lr=0.001" / "seed=5.json"
     dropped = results / "count" / "rounding" / "sine_round-width=1" / "lr=0.001" / "seed=0.json"
@@ -273,7 +385,7 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
 
 
 def test_fresh_sweeps_turn_resume_off_in_every_multirun():
-    (m,) = planning.plan(_profile(approaches=["regression"]))
+    (m,) = planning.plan(_profile(approaches=["regression"]), resamples_of=from_configs)
     assert "sweep.resume=false" not in planning.command(m, _profile(), Path("/r"), Path("/mr"))
     fresh = planning.command(m, _profile(), Path("/r"), Path("/mr"), fresh=True)
     assert "sweep.resume=false" in fresh
@@ -286,7 +398,7 @@ def test_conf_dir_is_the_repository_conf_tree():
 
 def test_tiny_profile_stays_tiny_and_still_has_a_failure_a_sweep_and_a_rate_choice():
     profile = profiles.load_profile(PARAMS, "tiny")
-    runs = [r for m in planning.plan(profile) for r in m.runs]
+    runs = [r for m in planning.plan(profile, resamples_of=from_configs) for r in m.runs]
     assert len(runs) <= 20
     assert len(profile.learning_rates) >= 2  # the report's choice of rate is exercised
     assert "hard_round" in profile.activations  # the failed-runs section has something

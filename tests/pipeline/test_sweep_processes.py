@@ -17,6 +17,7 @@ from roundlab import results
 from roundlab.sweep import children, lock, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
+from roundlab.sweep.resamples import from_configs
 
 LONG = {
     "datasets": ["count"],
@@ -119,7 +120,7 @@ def test_the_lock_survives_pruning_is_ignored_by_readers_and_goes_with_the_sweep
     profile = profiles.parse_profile(
         "p", {"datasets": ["count"], "seeds": [0], "approaches": ["regression"]}, None
     )
-    multiruns = planning.plan(profile)
+    multiruns = planning.plan(profile, resamples_of=from_configs)
     busy = pytest.raises(lock.ResultsDirBusy, match=f"held by pid {os.getpid()} on ")
     with lock.hold(resultsdir) as path:
         with busy, lock.hold(resultsdir):

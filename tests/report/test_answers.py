@@ -6,6 +6,7 @@ from synthetic_results import _run, synthetic_runs
 from roundlab.report import answers
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.headline import headline
+from roundlab.report.recommendation import recommendations
 from roundlab.report.selection import group
 from roundlab.report.stats import Interval, mean_ci
 from roundlab.report.tuning import tune_groups
@@ -66,11 +67,13 @@ def test_knobs_report_the_best_value_and_the_zero_gradient_ends_per_dataset():
     ]
 
 
-def test_extrapolation_lists_only_rows_with_the_split():
+def test_extrapolation_is_recommended_only_where_the_dataset_has_the_split():
     groups = tune_groups(group(synthetic_runs()))
-    assert answers.extrapolation(headline("digit_sum", groups["digit_sum"])) is None
-    item = answers.extrapolation(headline("count", groups["count"]))
-    assert [c.label for c, _ in item.rows][:2] == ["classification", "regression"]
+    digit_sum = recommendations(headline("digit_sum", groups["digit_sum"]))
+    assert [r.column.split for r in digit_sum] == ["test", "test"]
+    (*_, extrapolation) = recommendations(headline("count", groups["count"]))
+    assert extrapolation.column.split == "extrapolate"
+    assert extrapolation.recommended.title == "rounding · sigmoid_round steepness=20"
 
 
 def test_numpy_cost_is_the_ratio_to_each_mode_of_the_twin():

@@ -1,17 +1,18 @@
 """The headline rows of the ordinal methods, the poisson head and the classical references:
-one row per ordinal method, references labelled and never tuned, and the extrapolation answer
-saying which rows cannot predict outside the training range."""
+one row per ordinal method, references labelled and never tuned, and the rows that cannot
+predict outside the training range left out of the extrapolation choice."""
 
 from __future__ import annotations
 
 import pytest
 from synthetic_results import _run
 
-from roundlab.report import answers, summary
+from roundlab.report import answers
 from roundlab.report.document import Table
 from roundlab.report.headline import headline
 from roundlab.report.headline_sections import NOT_TUNED, headline_blocks
-from roundlab.report.selection import group
+from roundlab.report.recommendation import CANNOT_EXTRAPOLATE, recommend
+from roundlab.report.selection import HEADLINE_COLUMNS, group
 from roundlab.report.tuning import tune
 
 # (approach, method, test exact match): each trained at two learning rates, three seeds.
@@ -67,17 +68,16 @@ def test_a_reference_row_shows_no_learning_rate_and_the_baseline_row_stays():
     assert "constant baseline (training median)" in by_label
 
 
-def test_the_extrapolation_answer_marks_the_rows_confined_to_the_training_range():
+def test_rows_confined_to_the_training_range_are_left_out_of_the_extrapolation_choice():
     h, _ = count_headline()
-    item = answers.extrapolation(h)
-    assert sorted(c.label for c in item.confined) == [
+    rec = recommend(h, HEADLINE_COLUMNS[2])
+    assert sorted(c.label for c, why in rec.left_out if why == CANNOT_EXTRAPOLATE) == [
         "classification",
         "ordered_logit (reference)",
         "ordinal · coral",
         "ordinal · corn",
     ]
-    (bullet,) = summary.extrapolation_bullets({"count": h})
-    assert "ordinal · corn 0.35" in bullet and bullet.count("(cannot, by construction)") == 4
+    assert rec.recommended.label == "poisson"  # 0.55 / 2 beats regression and glm_poisson
 
 
 def test_the_in_range_answer_names_each_ordinal_method():
@@ -113,3 +113,20 @@ def test_a_network_is_compared_with_a_reference_as_with_a_fixed_number():
     assert against["ordered_logit (reference)"].exact_match.startswith("indistinguishable")
     glm = next(c for c in configs if c.approach == "glm_poisson")
     assert glm.metric("test", "exact_match").format() == "0.450 (deterministic)"
+
+
+def test_a_reference_with_methods_has_one_labelled_exact_row_per_method():
+    fits = []
+    for method, em in (("multiclass", 0.62), ("regression", 0.64), ("poisson", 0.57)):
+        r = _run("count", "lightgbm", 1, em, 0.4)  # seed 1: no jitter, the value itself
+        r.config["approach"] = {"name": "lightgbm", "method": method}
+        fits.append(r)
+    configs = tune(group(fits)["count"])
+    assert [c.label for c in configs] == [
+        "lightgbm · multiclass (reference)",
+        "lightgbm · poisson (reference)",
+        "lightgbm · regression (reference)",
+    ]
+    poisson = configs[1].metric("test", "exact_match")
+    assert (poisson.mean, poisson.exact) == (pytest.approx(0.57), True)
+    assert all(c.is_reference for c in configs)

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import pytest
-from synthetic_results import synthetic_runs, write_runs
+from synthetic_results import _run, synthetic_runs, write_runs
 
 from roundlab import results
 from roundlab.report.__main__ import main
 from roundlab.report.pipeline import build_report
+from roundlab.report.planned import missing_runs, planned_runs
 
 KEPT = "count/regression/default/lr=0.001/seed=0.json"
 UNTRAINED = "count/regression/default/lr=0.001/seed=9.json"
@@ -75,3 +76,26 @@ def test_the_manifest_wins_over_the_profile(project):
     md = (project / "reports" / "report.md").read_text()
     assert "sweep profile `tiny`." in md and UNTRAINED not in md
     assert results.read(directory / KEPT).ok
+
+
+def test_a_recomputed_plan_holds_the_rate_extensions_its_result_files_lead_to(project):
+    """Regression is better at 0.01 than at 0.001 on val: the sweep would have trained it at
+    0.03 (round 1), whose files are missing, so the recomputation names them and stops there."""
+    (project / "profiles.yaml").write_text(
+        "p: {datasets: [count], seeds: [0, 1], learning_rates: [0.001, 0.01], "
+        "approaches: [regression]}\n"
+    )
+    runs = [
+        _run("count", "regression", s, em, 0.5, lr=lr)
+        for s in (0, 1)
+        for lr, em in ((0.001, 0.4), (0.01, 0.6))
+    ]
+    directory = write_runs(project / "results", runs)
+    manifest = planned_runs(directory, project)
+    extended = [p for p in manifest["planned"] if "/lr=0.03/" in p]
+    assert extended == [
+        "count/regression/default/lr=0.03/seed=0.json",
+        "count/regression/default/lr=0.03/seed=1.json",
+    ]
+    assert len(manifest["planned"]) == 6
+    assert missing_runs(directory, manifest) == extended

@@ -9,6 +9,7 @@ from roundlab.report.headline import headline
 from roundlab.report.headline_sections import ORACLE_GAP, headline_blocks
 from roundlab.report.method import method_blocks
 from roundlab.report.protocol import protocol
+from roundlab.report.recommendation import recommend
 from roundlab.report.selection import HEADLINE_COLUMNS, group
 from roundlab.report.tuning import tune_groups
 from roundlab.report.verdicts import verdict
@@ -63,14 +64,15 @@ def test_every_answer_refuses_where_a_contender_did_not_converge():
     refused = {a.approach: a.refused for a in item.against}
     assert refused["classification"].startswith("no verdict: classification did not converge")
     assert refused["regression"] is None
-    assert answers.extrapolation(h).winner.refused
+    # classification is the runner-up of every column: each of its comparisons is refused
+    assert [w.runner_up.approach for w in h.winners] == ["classification"] * 3
     assert all(w.refused for w in h.winners)
 
     groups = _groups(_unconverged(synthetic_runs(), "rounding"))
     (sigmoid, _soft) = answers.knobs(groups)
     assert dict(sigmoid.withheld)["count"].startswith("no verdict: rounding · sigmoid_round")
     bullet = summary.knob_bullets([sigmoid])[0]
-    assert "count no verdict" in bullet and "count 20" not in bullet
+    assert "no verdict (not converged) on count" in bullet and "20 on count" not in bullet
 
 
 def test_unconverged_rows_are_marked_and_listed_in_the_convergence_paragraph():
@@ -105,11 +107,12 @@ def test_degenerate_configuration_keeps_its_row_but_never_wins_an_answer():
     spiky = next(c for c in h.rows if c.activation == "spiky")
     assert spiky.degenerate and not h.rows[0].degenerate
     assert all(w.leader is not spiky for w in h.winners)
-    item = answers.extrapolation(h)
-    assert item.winner.leader.approach == "regression"
-    (bullet,) = summary.extrapolation_bullets({"count": h})
-    assert "rounding · spiky 0.90 ± 0.00 (degenerate)" in bullet
-    assert "**regression** is best" in bullet
+    rec = recommend(h, HEADLINE_COLUMNS[2])
+    assert rec.recommended.approach == "regression"
+    assert all(c is not spiky for c in (*rec.as_good, *rec.worse, *rec.better))
+    assert summary.extrapolation_bullets([rec]) == (
+        "count: regression 0.30; rounding activations as good: none.",
+    )
     in_range = answers.in_range(h, groups["count"])
     assert in_range.rounding is spiky  # chosen on val, as always ...
     assert all(
@@ -201,3 +204,13 @@ def test_method_lists_rows_whose_rate_at_an_edge_beats_the_rate_next_to_it():
         "No headline row chose a rate at an edge of the grid that beat the rate next to it."
         in _text(method_blocks(tie))
     )
+
+
+def test_the_epochs_a_configuration_reports_are_the_cap_its_runs_trained_under():
+    runs = [_run("count", "regression", s, 0.6, 0.5) for s in range(3)]
+    for run in runs:
+        run.config["trainer"] = {**run.config["trainer"], "max_epochs_factor": 4}
+    assert _groups(runs)["count"][0].epochs == 4 * EPOCHS
+    for run in runs:  # without early stopping nothing extends the budget
+        run.config["trainer"]["early_stopping"] = {"enabled": False}
+    assert _groups(runs)["count"][0].epochs == EPOCHS

@@ -1,6 +1,7 @@
 """Learning-rate tuning on val: the rate kept per configuration, the grid and trials recorded,
 and no choice anywhere that moves when only test or extrapolation numbers move."""
 
+import math
 import random
 
 from synthetic_results import LEARNING_RATES, _run, synthetic_runs
@@ -9,6 +10,7 @@ from roundlab.report import answers, curves
 from roundlab.report.headline import headline
 from roundlab.report.selection import best_per_family, group
 from roundlab.report.tuning import family_trials, tune, tune_groups
+from roundlab.sweep.rates import Trial, choose
 
 
 def _chosen(runs):
@@ -81,3 +83,30 @@ def test_perturbing_only_test_and_extrapolation_numbers_changes_no_choice():
         c.metric("test", "exact_match").mean
         for c in best_per_family(tune(group(synthetic_runs())["count"]))
     ]
+
+
+def test_tuning_keeps_the_sweeps_choice_and_flags_only_the_edges_it_could_not_leave():
+    """The report chooses with the sweep's rule (roundlab.sweep.rates.choose): regression,
+    extended from 0.01 to 0.03 where it peaked, is interior; classification, still improving at
+    0.09 when the bound stopped its extensions, stays flagged at its edge."""
+    peaks = {"regression": 0.03, "classification": 0.09}
+    runs = [
+        _run("count", a, s, 0.8 - abs(math.log(lr / peak)) / 10, 0.3, lr=lr)
+        for a, peak in peaks.items()
+        for s in range(3)
+        for lr in (1e-3, 1e-2, 0.03, 0.09)
+    ]
+    configs = {c.approach: c for c in tune(group(runs)["count"])}
+    for approach, cfg in configs.items():
+        trials = [
+            Trial.of(lr, [r for r in runs if r.approach == approach and r.key.learning_rate == lr])
+            for lr in cfg.grid
+        ]
+        assert (cfg.learning_rate, cfg.rate_at_edge) == (
+            choose(trials).rate,
+            choose(trials).edge != 0,
+        )
+    assert configs["regression"].learning_rate == 0.03 and not configs["regression"].rate_at_edge
+    assert configs["classification"].learning_rate == 0.09
+    assert configs["classification"].rate_at_edge
+    assert configs["classification"].grid == (1e-3, 1e-2, 0.03, 0.09)

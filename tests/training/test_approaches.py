@@ -32,7 +32,9 @@ def test_a_reference_has_no_network_to_build(compose):
 def test_the_heads_over_the_training_range_are_the_ones_confined_to_it():
     confined = ["classification", "ordinal", "ordered_logit"]
     assert [n for n in approaches.names() if approaches.get(n).in_range_only] == confined
-    assert approaches.in_range_only() == tuple(confined)
+    assert approaches.in_range_only() == (*confined, "lightgbm · multiclass")
+    assert approaches.confined("lightgbm", "multiclass")
+    assert not approaches.confined("lightgbm", "poisson") and approaches.confined("ordinal", "corn")
 
 
 def test_an_unknown_approach_names_the_known_ones():
@@ -50,5 +52,5 @@ def test_readme_holds_the_generated_approach_table():
 def test_every_approach_config_names_its_catalogue_entry():
     for name in approaches.names():
         text = (paths.CONF_DIR / "approach" / f"{name}.yaml").read_text()
-        schema = name if name in ("classification", "ordinal") else "approach"
+        schema = name if name in ("classification", "ordinal", "lightgbm") else "approach"
         assert f"\nname: {name}\n" in text and f"/schema/approach/{schema}@_here_" in text

@@ -111,6 +111,10 @@ def test_a_limit_below_the_estimate_refuses_a_group_that_one_run_fits():
     [
         ("trainer.max_memory_mb=0", "trainer.max_memory_mb must be > 0"),
         ("approach.max_classes=0", "approach.max_classes must be >= 1"),
+        (
+            "trainer.max_epochs_factor=0",
+            r"trainer.max_epochs_factor must be >= 1. Received: trainer.max_epochs_factor=0",
+        ),
     ],
 )
 def test_guard_limits_must_be_positive(compose, override, message):

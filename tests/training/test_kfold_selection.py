@@ -104,8 +104,11 @@ def test_test_rows_never_reach_fold_training_or_the_refit_epochs(compose, monkey
         assert b.metrics["test"]["mae"] > a.metrics["test"]["mae"] + 10, engine
 
 
-@pytest.mark.parametrize("name", ["glm_poisson", "ordered_logit"])
-def test_a_reference_under_kfold_fits_the_development_rows_and_never_the_test_rows(name):
+@pytest.mark.parametrize(
+    ("name", "approach"),
+    [("glm_poisson", {}), ("ordered_logit", {}), ("lightgbm", {"method": "regression"})],
+)
+def test_a_reference_under_kfold_fits_the_development_rows_and_never_the_test_rows(name, approach):
     from roundlab.engine import references
     from roundlab.results import RunResult
 
@@ -114,18 +117,26 @@ def test_a_reference_under_kfold_fits_the_development_rows_and_never_the_test_ro
         result = RunResult("FINISHED", "toy", name, 0)
         runs.append(result)
         folds = None if len(runs) == 3 else 5
-        references.fit_and_evaluate(name, True, dataset, result, cv_folds=folds)
+        fit = references.fitter(name, approach, 0, dataset.train.y)
+        references.fit_and_evaluate(fit, True, dataset, result, cv_folds=folds)
     clean, poisoned, holdout = runs
-    assert clean.engine["selection"] == {
+    selection = dict(clean.engine["selection"])
+    trees = {k: selection.pop(k) for k in ("fold_best_iterations", "refit_trees") if k in selection}
+    assert selection == {
         "method": "kfold",
         "folds": 5,
         "stratified": False,  # labels 0 and 8 have fewer than 5 of the 110 rows
         "val_rows": 110,
     }
+    if name == "lightgbm":  # refit at the folds' mean tree count, nothing held out
+        best = trees["fold_best_iterations"]
+        assert len(best) == 5 and trees["refit_trees"] == int(np.floor(np.mean(best) + 0.5))
+        assert clean.engine["best_iteration"] == trees["refit_trees"]
     assert clean.engine == poisoned.engine  # same fitted parameters: test rows are not fitted
     assert clean.metrics["val"] == poisoned.metrics["val"]
     assert poisoned.metrics["test"]["mae"] > clean.metrics["test"]["mae"] + 10
     # train + val, not train alone: other parameters than the holdout fit's
     assert holdout.engine["selection"] == {"method": "holdout", "val_rows": 30}
-    assert holdout.engine["params"] != clean.engine["params"]
+    if name != "lightgbm":  # lightgbm records its settings, the same in both
+        assert holdout.engine["params"] != clean.engine["params"]
     assert holdout.metrics["val"] != clean.metrics["val"]

@@ -19,7 +19,7 @@ def test_result_files_of_the_previous_format_still_read(tmp_path):
     read = results.read(path)
     assert read.key == RunKey.of("count", "regression", seed=2) and read.best_epoch is None
     path.write_text(json.dumps({**OLD, "format_version": 9}))
-    with pytest.raises(ValueError, match=r"format_version must be one of \(1, 2, 3, 4\)"):
+    with pytest.raises(ValueError, match=r"format_version must be one of \(1, 2, 3, 4, 5\)"):
         results.read(path)
 
 
@@ -34,7 +34,7 @@ def test_the_oracle_survives_a_write_and_read(tmp_path):
     oracle = {"test": {"exact_match": 0.25666666666666665, "mae": 1.3966666666666667}}
     result = results.RunResult(**OLD, oracle=oracle)
     path = results.write(result, tmp_path / "run.json")
-    assert json.loads(path.read_text())["format_version"] == 4
+    assert json.loads(path.read_text())["format_version"] == 5
     assert results.read(path).oracle == oracle
 
 
@@ -111,3 +111,19 @@ def test_a_diverged_metric_written_as_null_keeps_a_matching_digest(tmp_path):
     result = _finished(baseline={"val": {"mae": math.nan}})
     path = results.write(result, tmp_path / "seed=2.json")
     assert results.read(path).baseline == {"val": {"mae": None}}
+
+
+def test_the_labels_of_each_split_survive_a_write_and_read(tmp_path):
+    labels = {"train": [1, 2, 3, 4, 5], "val": [2, 3, 4], "test": [1, 3, 5, 6]}
+    path = results.write(results.RunResult(**OLD, labels=labels), tmp_path / "seed=2.json")
+    assert json.loads(path.read_text())["labels"] == labels
+    assert results.read(path).labels == labels
+
+
+def test_a_format_4_file_without_labels_reads_with_none_and_its_digest_holds(tmp_path):
+    document = {**OLD, "format_version": 4, "metrics": {"test": {"mae": 0.5}}}
+    document["digest"] = results.content_digest(document)
+    path = tmp_path / "seed=2.json"
+    path.write_text(json.dumps(document))
+    read = results.read(path)
+    assert read.labels == {} and read.metrics == {"test": {"mae": 0.5}}

@@ -77,3 +77,50 @@ def test_planning_with_run_keys_imports_no_tensorflow():
     code = "import sys, roundlab.runs, roundlab.approaches; print('tensorflow' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_run_on_a_resample_has_a_resample_segment_before_its_seed():
+    key = RunKey.of("ratings", "ordinal", seed=2, method="coral", resample=4)
+    assert key.run_name == "ordinal/coral/lr=0.001/resample=4/seed=2"
+    assert (
+        key.result_path("/r").as_posix()
+        == "/r/ratings/ordinal/coral/lr=0.001/resample=4/seed=2.json"
+    )
+    assert key.overrides()[:2] == ["dataset=ratings", "dataset.resample=4"]
+    plain = RunKey.of("ratings", "ordinal", seed=2, method="coral")
+    assert plain.resample is None and "resample" not in plain.result_path("/r").as_posix()
+    assert plain.run_name == "ordinal/coral/lr=0.001/seed=2"
+    assert key != plain and key.with_seed(3).resample == 4
+
+
+@pytest.mark.parametrize("resample", [None, 0, 2])
+def test_keys_with_and_without_resample_round_trip_through_config_and_result(
+    store, tmp_path, resample
+):
+    from omegaconf import OmegaConf
+
+    from roundlab import results
+    from roundlab.run import config
+
+    key = RunKey.of("csv", "regression", seed=1, learning_rate=0.01, resample=resample)
+    csv = ["dataset.path=x.csv", "dataset.label=y", "dataset.resamples=3"]
+    cfg = config.compose([*key.overrides(), *csv])
+    assert RunKey.from_config(cfg) == key
+    result = results.RunResult(
+        status="FINISHED",
+        dataset="csv",
+        approach="regression",
+        seed=1,
+        config=OmegaConf.to_container(cfg),
+    )
+    path = results.write(result, key.result_path(tmp_path))
+    assert results.read(path).key == key
+    assert path.relative_to(tmp_path).parts[-2] == (
+        "lr=0.01" if resample is None else f"resample={resample}"
+    )
+
+
+@pytest.mark.parametrize(("value", "shown"), [(-1, "must be >= 0"), (True, "non-negative integer")])
+def test_a_negative_or_non_integer_resample_is_refused(value, shown):
+    with pytest.raises(ValueError, match=shown):
+        RunKey.of("csv", "regression", resample=value)

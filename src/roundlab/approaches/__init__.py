@@ -4,9 +4,10 @@
 :class:`roundlab.approaches.head.Approach` a config asks for (each approach's own ``build``
 takes only the :class:`~roundlab.approaches.settings.Settings` it reads), ``readme_table()``
 the table README.md shows (a test keeps the two equal). Entries of kind ``reference`` are
-classical statistical models fitted by statsmodels instead of a network
+classical models fitted instead of a network, by statsmodels or LightGBM
 (:mod:`roundlab.engine.references`): they write ordinary result files, so the report and MLflow
-treat them like any approach.
+treat them like any approach. The reference ``lightgbm`` (gradient-boosted trees) has methods
+(``multiclass``, ``regression``, ``poisson``) as ``ordinal`` has.
 
 May import the leaves and the activations. This ``__init__`` (the catalogue) imports no
 TensorFlow, so planning a sweep from it costs nothing; the heads import Keras when built.
@@ -33,12 +34,14 @@ REFERENCE = "reference"
 @dataclass(frozen=True)
 class ApproachSpec:
     """One catalogue entry. ``uses_activation``: the ``activation`` config group matters (only
-    rounding); ``in_range_only``: it cannot predict a label outside the training label range;
-    ``methods``: the values of ``approach.method`` (the first is the default), each a run
-    identity of its own; ``kind``: :data:`NETWORK` (an MLP trained by an engine) or
-    :data:`REFERENCE` (a statsmodels fit, deterministic: seeds and learning rate do not
-    change it). A network's builder is ``roundlab.approaches.<name>.build``, imported when
-    first used, so that planning a sweep from the catalogue imports no TensorFlow."""
+    rounding); ``in_range_only``: it cannot predict a label outside the training label range
+    in any of its methods; ``in_range_methods``: the methods that cannot when others can
+    (lightgbm's multiclass; its regression and poisson can); ``methods``: the values of
+    ``approach.method`` (the first is the default), each a run identity of its own;
+    ``kind``: :data:`NETWORK` (an MLP trained by an engine) or :data:`REFERENCE` (a
+    statsmodels fit or boosted trees, deterministic: seeds and learning rate do not change
+    it). A network's builder is ``roundlab.approaches.<name>.build``, imported when first used,
+    so that planning a sweep from the catalogue imports no TensorFlow."""
 
     name: str
     head: str
@@ -48,6 +51,7 @@ class ApproachSpec:
     in_range_only: bool
     methods: tuple[str, ...] = ()
     kind: str = NETWORK
+    in_range_methods: tuple[str, ...] = ()
 
     @property
     def is_reference(self) -> bool:
@@ -63,10 +67,19 @@ class ApproachSpec:
         return module.build(settings, y_train)
 
 
-def _reference(name: str, head: str, loss: str, readout: str, in_range_only: bool) -> ApproachSpec:
+def _reference(
+    name: str,
+    head: str,
+    loss: str,
+    readout: str,
+    in_range_only: bool,
+    methods: tuple[str, ...] = (),
+    in_range_methods: tuple[str, ...] = (),
+) -> ApproachSpec:
     """A classical reference: no network, so no output activation."""
+    head = f"reference, no network: {head}"
     return ApproachSpec(
-        name, f"reference, no network: {head}", loss, readout, False, in_range_only, kind=REFERENCE
+        name, head, loss, readout, False, in_range_only, methods, REFERENCE, in_range_methods
     )
 
 
@@ -130,6 +143,19 @@ _CATALOGUE = {
             "most probable label of the training range",
             in_range_only=True,
         ),
+        _reference(
+            "lightgbm",
+            "gradient-boosted trees (LightGBM), stopped early on the val rows; "
+            "`approach.method=multiclass`: one score per label of the training range; "
+            "`regression`: the label; `poisson`: the log-rate",
+            "multiclass: softmax cross-entropy; regression: squared error; "
+            "poisson: Poisson likelihood",
+            "multiclass: argmax + lowest training label (never outside the training range); "
+            "regression: round half to even; poisson: " + _RATE_READOUT,
+            in_range_only=False,
+            methods=("multiclass", "regression", "poisson"),
+            in_range_methods=("multiclass",),
+        ),
     )
 }
 
@@ -140,13 +166,24 @@ def names() -> tuple[str, ...]:
 
 
 def references() -> tuple[str, ...]:
-    """The classical references (statsmodels fits, no network)."""
+    """The classical references (statsmodels fits and boosted trees, no network)."""
     return tuple(n for n, s in _CATALOGUE.items() if s.is_reference)
 
 
 def in_range_only() -> tuple[str, ...]:
-    """The approaches that cannot predict a label outside the training label range."""
-    return tuple(n for n, s in _CATALOGUE.items() if s.in_range_only)
+    """The approaches that cannot predict a label outside the training label range, a method
+    that cannot as ``<approach> · <method>``."""
+    return tuple(
+        name
+        for n, s in _CATALOGUE.items()
+        for name in ([n] if s.in_range_only else [f"{n} · {m}" for m in s.in_range_methods])
+    )
+
+
+def confined(approach: str, method: str | None = None) -> bool:
+    """True when ``approach`` (with ``method``) cannot predict outside the training labels."""
+    spec = get(approach)
+    return spec.in_range_only or (method is not None and method in spec.in_range_methods)
 
 
 def without_activation() -> tuple[str, ...]:
@@ -180,6 +217,11 @@ def readme_table() -> str:
     ]
     for spec in _CATALOGUE.values():
         outside = "no, by construction" if spec.in_range_only else "yes"
+        if spec.in_range_methods:
+            outside = (
+                f"not `{'`, `'.join(spec.in_range_methods)}`, by construction; the others in "
+                "principle, rarely in practice (tree leaves hold training-range values)"
+            )
         rows.append(
             f"| `{spec.name}` | {spec.kind} | {spec.head} | {spec.loss} | {spec.readout} "
             f"| {outside} |"

@@ -2,7 +2,8 @@
 conf/dataset/<name>.yaml (the command of the DVC ``generate`` stage).
 
 ``key=value`` overrides the dataset's parameters, e.g.
-``python -m roundlab.data csv path=my.csv label=count``.
+``python -m roundlab.data csv path=my.csv label=count``. A dataset with resamples is written
+whole: every resample in its own data/<name>/resample=<r>/.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 from hydra.errors import HydraException
 
 from roundlab import paths
-from roundlab.data.build import compose_config, generate
+from roundlab.data.build import compose_config, generate_all
 from roundlab.data.schemas import require
 from roundlab.data.store import save
 from roundlab.errors import WriteFailed
@@ -36,22 +37,24 @@ def main(argv: list[str] | None = None) -> int:
             f"conf/dataset/{args.name}.yaml must set name: {args.name} (it names data/<name>/)",
             name=cfg.name,
         )
-        dataset = generate(cfg)
+        datasets = generate_all(cfg)
     except (ValueError, FileNotFoundError, HydraException) as error:
         cause = (
             f" ({error.__cause__})" if isinstance(error, HydraException) and error.__cause__ else ""
         )
         print(f"error: {error}{cause}", file=sys.stderr)
         return 1
+    dataset = datasets[0]
     try:
-        target = save(dataset, (args.data_dir or paths.data_dir()) / dataset.name)
+        target = save(datasets, (args.data_dir or paths.data_dir()) / dataset.name)
     except WriteFailed as error:  # a full disk, no permission: one line naming the directory
         print(f"write error: {error}", file=sys.stderr)
         return 1
     sizes = ", ".join(f"{split} {len(part)}" for split, part in dataset.splits.items())
     lo, hi = dataset.label_range("train")
+    each = f"{len(datasets)} resamples, each about " if len(datasets) > 1 else ""
     print(
-        f"{dataset.name}: {sizes} rows; {dataset.n_features} features; "
+        f"{dataset.name}: {each}{sizes} rows; {dataset.n_features} features; "
         f"train labels {lo}..{hi} -> {target}"
     )
     return 0

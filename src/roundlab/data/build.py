@@ -69,9 +69,57 @@ def to_config(dataset_cfg: DatasetCfg) -> DatasetConfig:
     return cfg
 
 
-def generate(dataset_cfg: DatasetCfg) -> Dataset:
-    """Generate the dataset in memory (deterministic: the same config gives the same arrays)."""
+def stored_params(cfg: DatasetConfig) -> dict[str, Any]:
+    """The config as meta.json records it: every parameter but ``resample``, which picks one
+    of the split sets data/<name>/ holds rather than making other data."""
+    params = dataclasses.asdict(cfg)
+    params.pop("resample", None)
+    return params
+
+
+def resample_count(dataset_cfg: DatasetCfg) -> int:
+    """How many resamples (split sets) the dataset config describes: 1 but for a CSV dataset
+    with ``resamples`` or partition files (:mod:`roundlab.data.resamples`)."""
     cfg = to_config(dataset_cfg)
+    return registry.get(cfg.generator).resamples(cfg)
+
+
+def read_config(
+    name: str, overrides: Sequence[str] = (), conf_dir: str | os.PathLike[str] | None = None
+) -> DatasetConfig:
+    """``conf/dataset/<name>.yaml`` with ``key=value`` overrides, typed and checked, read
+    without Hydra (which allows one initialisation per process, and a sweep's planner may run
+    inside one): the generator is the file's ``generator`` or its ``base_<generator>`` default,
+    as Hydra would compose it."""
+    file = Path(conf_dir or paths.CONF_DIR) / "dataset" / f"{name}.yaml"
+    if not file.is_file():
+        raise FileNotFoundError(f"no dataset config {file}")
+    body = OmegaConf.to_container(OmegaConf.load(file), resolve=False)
+    bases = [d for d in body.pop("defaults", []) if isinstance(d, str) and d.startswith("base_")]
+    if bases and "generator" not in body:
+        body["generator"] = bases[0].removeprefix("base_")
+    merged = OmegaConf.merge(body, OmegaConf.from_dotlist(list(overrides)))
+    return to_config(OmegaConf.to_container(merged, resolve=True))
+
+
+def generate(dataset_cfg: DatasetCfg) -> Dataset:
+    """Generate the dataset in memory, the resample its config picks (deterministic: the same
+    config gives the same arrays)."""
+    cfg = to_config(dataset_cfg)
+    return _generate(cfg, registry.get(cfg.generator).resamples(cfg))
+
+
+def generate_all(dataset_cfg: DatasetCfg) -> list[Dataset]:
+    """Every resample of the dataset, 0..R-1 (one Dataset when it has none), as
+    ``python -m roundlab.data`` writes them."""
+    cfg = to_config(dataset_cfg)
+    total = registry.get(cfg.generator).resamples(cfg)
+    if total == 1:
+        return [_generate(cfg, 1)]
+    return [_generate(dataclasses.replace(cfg, resample=r), total) for r in range(total)]
+
+
+def _generate(cfg: DatasetConfig, total: int) -> Dataset:
     generator = registry.get(cfg.generator)
     splits, feature_names, provenance = generator.make(cfg)
     oracle = generator.oracle(cfg, splits)
@@ -81,20 +129,21 @@ def generate(dataset_cfg: DatasetCfg) -> Dataset:
     return store.assemble(
         name=cfg.name,
         generator=cfg.generator,
-        params=dataclasses.asdict(cfg),
+        params=stored_params(cfg),
         splits=splits,
         feature_names=feature_names,
         standardization=stats,
         sources=generator.sources(cfg),
         oracle=oracle,
         provenance=provenance,
+        resample=getattr(cfg, "resample", None) or 0,
+        resamples=total,
     )
 
 
 def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
-    """The dataset a config describes: ``<data_dir>/<name>/`` when it was generated from exactly
-    this config (same ``params`` in meta.json, same input-file hashes) by code writing the
-    current format (an older one lacks fields, e.g. the oracle), validated by
+    """The dataset a config describes, the resample it picks: from ``<data_dir>/<name>/`` when
+    that was generated from exactly this config (:func:`stored_meta`), validated by
     :func:`roundlab.data.load`; otherwise generated in memory and not written, so the files
     under DVC's control only ever change through ``dvc repro``. A directory that holds files
     but no meta.json is broken, not another config: FileNotFoundError naming it and how to
@@ -102,23 +151,44 @@ def materialize(dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None
     """
     cfg = to_config(dataset_cfg)
     directory = Path(data_dir or paths.data_dir()) / cfg.name
+    if _is_stored(cfg, directory):
+        log.info("dataset %s: loading %s", cfg.name, directory)
+        return store.load(directory, resample=getattr(cfg, "resample", None))
+    log.info(
+        "dataset %s: config or format differs from %s, generating in memory", cfg.name, directory
+    )
+    return generate(cfg)
+
+
+def stored_meta(
+    dataset_cfg: DatasetCfg, data_dir: str | os.PathLike[str] | None = None
+) -> dict[str, Any] | None:
+    """The meta.json of the split set a run of this config reads from ``<data_dir>/<name>/``
+    (its resample's, for a dataset with resamples), or None when :func:`materialize` would
+    generate the data in memory instead."""
+    cfg = to_config(dataset_cfg)
+    directory = Path(data_dir or paths.data_dir()) / cfg.name
+    if not _is_stored(cfg, directory):
+        return None
+    meta = store.read_meta(directory)
+    hint = store.regenerate_hint(cfg.name)
+    return store.set_meta(directory, meta, getattr(cfg, "resample", None) or 0, hint)[1]
+
+
+def _is_stored(cfg: DatasetConfig, directory: Path) -> bool:
+    """Whether ``directory`` was generated from exactly this config (same ``params`` in
+    meta.json but ``resample``, same input-file hashes) by code writing the current format (an
+    older one lacks fields, e.g. the oracle)."""
     meta = store.read_meta(directory)
     if meta is None and directory.is_dir() and any(directory.iterdir()):
         raise FileNotFoundError(
             f"{directory} is broken: it holds files but no {store.META}. "
             f"{store.regenerate_hint(cfg.name)}"
         )
-    params = dataclasses.asdict(cfg)
     sources = registry.get(cfg.generator).sources(cfg)
-    if (
+    return (
         meta is not None
         and meta.get("format_version") == store.FORMAT_VERSION
-        and meta.get("params") == params
+        and meta.get("params") == stored_params(cfg)
         and meta.get("sources") == sources
-    ):
-        log.info("dataset %s: loading %s", cfg.name, directory)
-        return store.load(directory)
-    log.info(
-        "dataset %s: config or format differs from %s, generating in memory", cfg.name, directory
     )
-    return generate(cfg)

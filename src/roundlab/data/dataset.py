@@ -71,6 +71,12 @@ class Dataset:
     def n_features(self) -> int:
         return int(self.train.x.shape[1])
 
+    def labels(self) -> dict[str, list[int]]:
+        """Each split's distinct labels, sorted: what a run records (``RunResult.labels``) so
+        that the report can state the label range per split and flag a test label that never
+        occurs in training."""
+        return {name: np.unique(part.y).tolist() for name, part in self.splits.items()}
+
     def label_range(self, split: str = "train") -> tuple[int, int]:
         """Smallest and largest label of ``split`` (inclusive)."""
         if split not in self.splits:

@@ -9,6 +9,7 @@ from typing import Any
 
 from hydra.core.config_store import ConfigStore
 
+from roundlab.data import resamples
 from roundlab.data.csv_source import csv_dataset, csv_sources
 from roundlab.data.oracle import (
     Oracle,
@@ -36,18 +37,25 @@ def _no_sources(cfg: Any) -> dict[str, str]:
     return {}
 
 
+def _one(cfg: Any) -> int:
+    return 1
+
+
 @dataclass(frozen=True)
 class Generator:
     """``make(cfg)`` returns the splits, feature names and provenance (:class:`Generated`);
     ``sources(cfg)`` the content hashes of the input files it reads (a changed input means the
     stored data is stale);
     ``oracle(cfg, splits)`` the best exact match and MAE per split (see
-    :mod:`roundlab.data.oracle`), from the splits as made, before any standardisation."""
+    :mod:`roundlab.data.oracle`), from the splits as made, before any standardisation;
+    ``resamples(cfg)`` how many split sets the config describes (``make`` makes the one
+    ``cfg.resample`` picks; :mod:`roundlab.data.resamples`)."""
 
     schema: type[DatasetConfig]
     make: Callable[[Any], Generated]
     sources: Callable[[Any], dict[str, str]] = _no_sources
     oracle: Callable[[Any, dict[str, Arrays]], Oracle | None] = no_oracle
+    resamples: Callable[[Any], int] = _one
 
 
 GENERATORS: dict[str, Generator] = {
@@ -58,7 +66,7 @@ GENERATORS: dict[str, Generator] = {
     "diabetes": Generator(DiabetesConfig, diabetes_dataset),
     "randhie": Generator(RandhieConfig, bundled_dataset, bundled_sources),
     "anes96": Generator(Anes96Config, bundled_dataset, bundled_sources),
-    "csv": Generator(CsvConfig, csv_dataset, csv_sources),
+    "csv": Generator(CsvConfig, csv_dataset, csv_sources, resamples=resamples.count),
 }
 
 

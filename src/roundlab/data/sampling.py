@@ -1,4 +1,5 @@
-"""Random draws and split helpers shared by the generators.
+"""Random draws shared by the generators, and standardisation (cutting a fixed table into
+splits is :mod:`roundlab.data.splits`).
 
 Byte-identical output for a seed on any machine: every random number comes from
 ``Generator.random``/``integers``/``permutation`` on PCG64, which turn the integer stream into
@@ -17,8 +18,6 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-
-from roundlab.data.schemas import require
 
 Arrays = tuple[np.ndarray, np.ndarray]
 # Rejection sampling stops after this many rounds; each round is sized from the acceptance
@@ -145,49 +144,6 @@ def inside(lo: int, hi: int) -> Callable[[np.ndarray], np.ndarray]:
     return lambda y: (y >= lo) & (y <= hi)
 
 
-def split_table(
-    rng: np.random.Generator,
-    x: np.ndarray,
-    y: np.ndarray,
-    val_fraction: float,
-    test_fraction: float,
-    extrapolate_quantile: float,
-) -> dict[str, Arrays]:
-    """Split a fixed table into train/val/test and, by label quantile, extrapolate.
-
-    Sort the labels; with ``k = floor(q * n)``, ``lo`` is the (k+1)-th smallest label and ``hi``
-    the (k+1)-th largest. Rows with ``lo <= y <= hi`` are shuffled and cut into val, test and
-    train by the fractions; rows with ``y < lo`` or ``y > hi`` form the extrapolate split, so its
-    labels lie outside the range of every other split. Ties at ``lo``/``hi`` stay in range, so
-    the extrapolate split may hold fewer than ``2 q n`` rows, and none when ``q = 0`` or when
-    the labels are constant (then it is absent).
-    """
-    ordered = np.sort(y, kind="stable")
-    k = int(math.floor(extrapolate_quantile * len(y)))
-    lo, hi = int(ordered[k]), int(ordered[len(y) - 1 - k])
-    in_range = np.flatnonzero((y >= lo) & (y <= hi))
-    out_range = np.flatnonzero((y < lo) | (y > hi))
-    order = in_range[rng.permutation(len(in_range))]
-    n_val = int(round(val_fraction * len(order)))
-    n_test = int(round(test_fraction * len(order)))
-    n_train = len(order) - n_val - n_test
-    require(
-        n_val >= 1 and n_test >= 1 and n_train >= 1,
-        f"each of train, val and test needs at least one of the {len(order)} in-range rows",
-        val_fraction=val_fraction,
-        test_fraction=test_fraction,
-        rows=len(y),
-    )
-    splits = {
-        "train": order[n_val + n_test :],
-        "val": order[:n_val],
-        "test": order[n_val : n_val + n_test],
-    }
-    if len(out_range):
-        splits["extrapolate"] = out_range
-    return {name: (x[rows], y[rows]) for name, rows in splits.items()}
-
-
 def standardize(splits: dict[str, Arrays]) -> tuple[dict[str, Arrays], dict[str, list[float]]]:
     """Z-score every feature with the training split's mean and standard deviation.
 
@@ -202,36 +158,3 @@ def standardize(splits: dict[str, Arrays]) -> tuple[dict[str, Arrays], dict[str,
         for name, (x, y) in splits.items()
     }
     return scaled, {"mean": mean.tolist(), "std": std.tolist()}
-
-
-def carve_val(
-    rng: np.random.Generator, y: np.ndarray, fraction: float
-) -> tuple[np.ndarray, np.ndarray, str]:
-    """Cut a validation split from the rows of a training table: ``(train_rows, val_rows,
-    method)``, both row lists in table order.
-
-    ``method`` is ``"stratified"`` when every label has at least 2 rows: each label ``k`` with
-    ``n_k`` rows gives ``min(n_k − 1, floor(fraction · n_k + 0.5))`` of them to val, so train
-    keeps every label and val keeps the label mix. Otherwise ``"random"``:
-    ``round(fraction · n)`` rows regardless of label. Either way the rows are the first in one
-    seeded permutation, so the same seed picks the same rows.
-    """
-    order = rng.permutation(len(y))
-    chosen = np.zeros(len(y), dtype=bool)
-    labels, counts = np.unique(y, return_counts=True)
-    method = "stratified" if len(y) and counts.min() >= 2 else "random"
-    if method == "stratified":
-        for label, count in zip(labels, counts, strict=True):
-            take = min(int(count) - 1, int(math.floor(fraction * int(count) + 0.5)))
-            chosen[order[y[order] == label][:take]] = True
-    else:
-        chosen[order[: int(round(fraction * len(y)))]] = True
-    n_val = int(chosen.sum())
-    require(
-        1 <= n_val < len(y),
-        f"carving val from the training rows ({method}) must leave at least one row in each",
-        val_fraction=fraction,
-        rows=len(y),
-        val_rows=n_val,
-    )
-    return np.flatnonzero(~chosen), np.flatnonzero(chosen), method

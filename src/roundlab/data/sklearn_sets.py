@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.datasets import load_diabetes, load_digits
 
-from roundlab.data.sampling import Arrays, draw_until, inside, outside, rng_for, split_table
+from roundlab.data.sampling import Arrays, draw_until, inside, outside, rng_for
 from roundlab.data.schemas import DigitSumConfig, require
+from roundlab.data.splits import split_table
 from roundlab.data.synthetic import Generated
 from roundlab.data.table_schemas import DiabetesConfig
 
@@ -26,6 +26,8 @@ def digit_sum_dataset(cfg: DigitSumConfig) -> Generated:
     Oracle: exact match 1 and MAE 0, assuming a perfect digit reader (each label is the exact
     sum of two labelled digits).
     """
+    from sklearn.datasets import load_digits  # 3.6 s of import, paid only by who reads digits
+
     digits = load_digits()
     images = (digits.data / 16.0).astype(np.float32)
     labels = digits.target.astype(np.int64)
@@ -69,11 +71,13 @@ def diabetes_dataset(cfg: DiabetesConfig) -> Generated:
     ``y`` = disease progression one year later, an integer 25..346.
 
     Extrapolate: the patients whose label lies below the ``extrapolate_quantile`` or above the
-    ``1 − extrapolate_quantile`` label quantile (see :func:`roundlab.data.sampling.split_table`);
+    ``1 − extrapolate_quantile`` label quantile (see :func:`roundlab.data.splits.split_table`);
     the rest are split into train/val/test by ``val_fraction``/``test_fraction``.
 
     No oracle: real data, with neither the rule nor the noise known.
     """
+    from sklearn.datasets import load_diabetes  # as load_digits above
+
     data = load_diabetes(scaled=False)
     target = np.asarray(data.target)
     require(

@@ -1,7 +1,7 @@
 """Real integer-labelled data that statsmodels ships in its wheel (no download): randhie, anes96.
 
 Each table is read with statsmodels' own loader (``statsmodels.datasets.<name>.load_pandas``),
-its label checked to be integral, and split by :func:`roundlab.data.sampling.split_table`:
+its label checked to be integral, and split by :func:`roundlab.data.splits.split_table`:
 the ``extrapolate_quantile`` label tails form the extrapolate split (none when the quantile is
 0 or the tails are tied with the rest), the other rows are shuffled with ``seed`` and cut into
 val, test and train by ``val_fraction``/``test_fraction``. meta.json's ``sources`` records the
@@ -26,8 +26,9 @@ from importlib import resources
 
 import numpy as np
 
-from roundlab.data.sampling import rng_for, split_table
+from roundlab.data.sampling import rng_for
 from roundlab.data.schemas import require
+from roundlab.data.splits import split_table
 from roundlab.data.synthetic import Generated
 from roundlab.data.table_schemas import TableConfig
 

@@ -14,30 +14,44 @@ bytes (and DVC's hash) of every regeneration. ``meta.json`` holds ``format_versi
 input files, e.g. a CSV), ``oracle`` (per split the best achievable ``exact_match`` and
 ``mae``, see :mod:`roundlab.data.oracle`; null for real data), ``provenance`` (where
 data read from files came from: source, licence, citation, how the splits were cut; null for
-synthetic data) and per split ``n``,
+synthetic data), ``resample`` and ``resamples`` (this split set's number and how many the
+dataset has, :mod:`roundlab.data.resamples`) and per split ``n``,
 ``label_range`` [min, max] and, for ``x`` and ``y``, the file name and the SHA-256 of its bytes.
 Nothing in it depends on the time or machine.
+
+A dataset with R > 1 resamples holds each in its own directory, a full split set as above::
+
+    data/<name>/meta.json                 format_version, name, generator, seed, params,
+                                          sources, resamples (R) and resample_dirs: per
+                                          resample its directory and the SHA-256 of its meta.json
+    data/<name>/resample=<r>/meta.json    the meta.json of resample r (resample: r)
+    data/<name>/resample=<r>/<split>_x.npy, <split>_y.npy
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from roundlab import paths
+from roundlab.data.array_checks import load_split, sha256
 from roundlab.data.dataset import REQUIRED_SPLITS, SPLITS, Dataset, Split
 
-# 2 added the oracle, 3 the provenance.
-FORMAT_VERSION = 3
+# 2 added the oracle, 3 the provenance, 4 the resamples.
+FORMAT_VERSION = 4
 META = "meta.json"
+
+
+def resample_dir(resample: int) -> str:
+    return f"resample={resample}"
 
 
 def regenerate_hint(name: str) -> str:
@@ -48,10 +62,6 @@ def npy_bytes(array: np.ndarray) -> bytes:
     buffer = io.BytesIO()
     np.lib.format.write_array(buffer, array, version=(1, 0), allow_pickle=False)
     return buffer.getvalue()
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def assemble(
@@ -65,8 +75,11 @@ def assemble(
     sources: dict[str, str],
     oracle: dict[str, dict[str, float]] | None,
     provenance: dict[str, Any] | None = None,
+    resample: int = 0,
+    resamples: int = 1,
 ) -> Dataset:
-    """A :class:`Dataset` with its ``meta`` filled in, arrays in the on-disk dtypes."""
+    """A :class:`Dataset` (resample ``resample`` of ``resamples``) with its ``meta`` filled in,
+    arrays in the on-disk dtypes."""
     arrays = {
         split: Split(np.ascontiguousarray(x, dtype="<f4"), np.ascontiguousarray(y, dtype="<i8"))
         for split, (x, y) in splits.items()
@@ -94,16 +107,20 @@ def assemble(
         "sources": sources,
         "oracle": oracle,
         "provenance": provenance,
+        "resample": resample,
+        "resamples": resamples,
         "splits": described,
     }
     return Dataset(name=name, meta=meta, splits={s: arrays[s] for s in described})
 
 
-def save(dataset: Dataset, directory: Path) -> Path:
-    """Write ``dataset`` to ``directory`` atomically: readers see the old or the new one whole.
+def save(datasets: Dataset | Sequence[Dataset], directory: Path) -> Path:
+    """Write a dataset, or every resample of one (0..R-1, in order), to ``directory``
+    atomically: readers see the old or the new one whole.
 
     Files are written into a temporary sibling directory, flushed to disk, that then replaces
-    ``directory``: the whole directory is the unit, since meta.json records its arrays' hashes.
+    ``directory``: the whole directory is the unit, since meta.json records its arrays' hashes
+    (and, with resamples, the hashes of each resample's meta.json).
     A failure (a full disk, no permission) leaves the old directory as it was, removes the
     temporary one and raises :class:`roundlab.errors.WriteFailed` naming ``directory``.
     """
@@ -116,12 +133,7 @@ def save(dataset: Dataset, directory: Path) -> Path:
     retired = staging.with_name(staging.name + ".old")
     try:
         os.chmod(staging, 0o755)  # mkdtemp makes it private; data/ is meant to be shared
-        for split, entry in dataset.meta["splits"].items():
-            part = dataset.splits[split]
-            _write(staging / entry["x"]["file"], npy_bytes(part.x))
-            _write(staging / entry["y"]["file"], npy_bytes(part.y))
-        meta = json.dumps(dataset.meta, indent=2, sort_keys=True) + "\n"
-        _write(staging / META, meta.encode())
+        _write_all([datasets] if isinstance(datasets, Dataset) else list(datasets), staging)
         if directory.exists():
             directory.rename(retired)
         try:
@@ -136,6 +148,41 @@ def save(dataset: Dataset, directory: Path) -> Path:
         shutil.rmtree(staging, ignore_errors=True)  # gone already when the rename succeeded
     shutil.rmtree(retired, ignore_errors=True)
     return directory
+
+
+def _write_all(datasets: list[Dataset], staging: Path) -> None:
+    """One split set in ``staging``, or each resample in its directory below it and the
+    top meta.json naming them."""
+    total = len(datasets)
+    for r, dataset in enumerate(datasets):
+        if (dataset.meta["resample"], dataset.meta["resamples"]) != (r, total):
+            raise ValueError(
+                f"save takes the resamples of one dataset, 0..R-1 in order. Received: "
+                f"resample {dataset.meta['resample']} of {dataset.meta['resamples']} at {r}"
+            )
+    if total == 1:
+        _write_set(datasets[0], staging)
+        return
+    first = datasets[0].meta
+    entries = []
+    for r, dataset in enumerate(datasets):
+        (staging / resample_dir(r)).mkdir()
+        meta = _write_set(dataset, staging / resample_dir(r))
+        entries.append({"dir": resample_dir(r), "meta_sha256": sha256(meta)})
+    top = {key: first[key] for key in ("name", "generator", "seed", "params", "sources")}
+    top.update(format_version=FORMAT_VERSION, resamples=total, resample_dirs=entries)
+    _write(staging / META, (json.dumps(top, indent=2, sort_keys=True) + "\n").encode())
+
+
+def _write_set(dataset: Dataset, directory: Path) -> bytes:
+    """The split set's arrays and meta.json in ``directory``; returns the meta.json bytes."""
+    for split, entry in dataset.meta["splits"].items():
+        part = dataset.splits[split]
+        _write(directory / entry["x"]["file"], npy_bytes(part.x))
+        _write(directory / entry["y"]["file"], npy_bytes(part.y))
+    meta = (json.dumps(dataset.meta, indent=2, sort_keys=True) + "\n").encode()
+    _write(directory / META, meta)
+    return meta
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -170,12 +217,16 @@ def read_meta(directory: Path) -> dict[str, Any] | None:
 
 
 def load(
-    name_or_path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None
+    name_or_path: str | os.PathLike[str],
+    data_dir: str | os.PathLike[str] | None = None,
+    resample: int | None = None,
 ) -> Dataset:
-    """Read ``data/<name>/`` (or a dataset directory) and validate it.
+    """Read ``data/<name>/`` (or a dataset directory), resample ``resample`` (None: 0) of a
+    dataset with resamples, and validate it.
 
     Checks, each failing with the file, the offending value and how to regenerate: meta.json
-    present and of this format version; every array file present and a readable ``.npy``;
+    present and of this format version; the resample one the dataset has, its meta.json the
+    one the top meta.json recorded; every array file present and a readable ``.npy``;
     features 2-D, finite, ``n_features`` wide; labels 1-D integers (a float array is accepted
     only if every value is integral: 2.5 is refused); row counts and label ranges as recorded;
     and the SHA-256 of every file as recorded.
@@ -185,79 +236,53 @@ def load(
     meta = read_meta(directory)
     if meta is None:
         raise FileNotFoundError(f"no dataset at {directory}: {directory / META} is missing. {hint}")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise ValueError(
-            f"{directory / META} must have format_version {FORMAT_VERSION}. "
-            f"Received: format_version={meta.get('format_version')!r}. {hint}"
-        )
+    _check_version(directory, meta, hint)
+    where, meta = set_meta(directory, meta, resample or 0, hint)
     recorded = meta.get("splits", {})
     absent = [split for split in REQUIRED_SPLITS if split not in recorded]
     if absent:
-        raise ValueError(f"{directory / META} must describe the splits {absent}. {hint}")
+        raise ValueError(f"{where / META} must describe the splits {absent}. {hint}")
     splits = {
-        split: _load_split(directory, recorded[split], int(meta["n_features"]), hint)
+        split: load_split(where, recorded[split], int(meta["n_features"]), hint)
         for split in SPLITS
         if split in recorded
     }
     return Dataset(name=meta["name"], meta=meta, splits=splits)
 
 
-def _read_array(file: Path, hint: str) -> tuple[np.ndarray, bytes]:
+def set_meta(
+    directory: Path, meta: dict[str, Any], resample: int, hint: str
+) -> tuple[Path, dict[str, Any]]:
+    """``(directory, meta)`` of the split set of ``resample``: the dataset's own for one
+    without resamples, else its resample's directory and meta.json, checked against the
+    SHA-256 the top meta.json recorded."""
+    total = int(meta.get("resamples", 1))
+    if not 0 <= resample < total:
+        raise ValueError(
+            f"resample must name one of the {total} resamples of {directory} (0..{total - 1}). "
+            f"Received: resample={resample}"
+        )
+    if total == 1:
+        return directory, meta
+    entry = meta["resample_dirs"][resample]
+    where = directory / entry["dir"]
+    file = where / META
     if not file.is_file():
         raise FileNotFoundError(f"{file} is missing. {hint}")
     raw = file.read_bytes()
-    try:
-        array = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as error:
+    if sha256(raw) != entry["meta_sha256"]:
         raise ValueError(
-            f"{file} must be a readable .npy array. Received: {error}. {hint}"
-        ) from None
-    return array, raw
+            f"{file} must match the SHA-256 recorded in {directory / META}: it changed after it "
+            f"was generated. Received: sha256={sha256(raw)}. {hint}"
+        )
+    inner = read_meta(where)
+    _check_version(where, inner, hint)
+    return where, inner
 
 
-def _load_split(directory: Path, entry: dict[str, Any], n_features: int, hint: str) -> Split:
-    x_file, y_file = directory / entry["x"]["file"], directory / entry["y"]["file"]
-    x, x_raw = _read_array(x_file, hint)
-    y, y_raw = _read_array(y_file, hint)
-    if x.ndim != 2 or x.shape[1] != n_features or x.dtype.kind not in "fiu":
+def _check_version(directory: Path, meta: dict[str, Any], hint: str) -> None:
+    if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(
-            f"{x_file} must hold real features of shape (n, {n_features}). "
-            f"Received: shape={x.shape}, dtype={x.dtype}. {hint}"
+            f"{directory / META} must have format_version {FORMAT_VERSION}. "
+            f"Received: format_version={meta.get('format_version')!r}. {hint}"
         )
-    bad = np.flatnonzero(~np.isfinite(x).all(axis=1))
-    if len(bad):
-        raise ValueError(
-            f"the features in {x_file} must be finite. Received: row {bad[0]} = "
-            f"{x[bad[0]][~np.isfinite(x[bad[0]])][:3].tolist()}. {hint}"
-        )
-    if y.ndim != 1 or y.dtype.kind not in "fiu":
-        raise ValueError(
-            f"{y_file} must hold a 1-D array of integer labels. "
-            f"Received: shape={y.shape}, dtype={y.dtype}. {hint}"
-        )
-    if y.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(y) | (y != np.round(y)))
-        if len(bad):
-            raise ValueError(
-                f"the labels in {y_file} must be integers. "
-                f"Received: {y[bad[0]].item()!r} at row {bad[0]}. {hint}"
-            )
-    if not len(x) == len(y) == entry["n"]:
-        raise ValueError(
-            f"{x_file.name} and {y_file.name} must both hold the n={entry['n']} rows recorded in "
-            f"meta.json. Received: {len(x)} and {len(y)} rows. {hint}"
-        )
-    split = Split(x.astype(np.float32), y.astype(np.int64))
-    if len(split) and list(split.label_range) != entry["label_range"]:
-        raise ValueError(
-            f"the labels in {y_file} must span the label_range {entry['label_range']} recorded "
-            f"in meta.json. Received: {list(split.label_range)}. {hint}"
-        )
-    for file, raw, part in ((x_file, x_raw, "x"), (y_file, y_raw, "y")):
-        if sha256(raw) != entry[part]["sha256"]:
-            raise ValueError(
-                f"{file} must match the SHA-256 recorded in meta.json: it changed after it was "
-                f"generated. Received: sha256={sha256(raw)}, expected {entry[part]['sha256']}. "
-                f"{hint}"
-            )
-    return split

@@ -11,6 +11,9 @@ from omegaconf import MISSING
 from roundlab.data.dataset import SPLITS
 from roundlab.data.schemas import DatasetConfig, check_fractions, require
 
+# Where a per-split path names its resample: inputs/foo/train_{resample}.csv
+RESAMPLE_FIELD = "{resample}"
+
 
 @dataclass
 class TableConfig(DatasetConfig):
@@ -61,10 +64,20 @@ class CsvConfig(TableConfig):
       file per split.
 
     Paths are relative to the project root unless absolute; ``features`` None means every
-    column except ``label`` (and ``split_column``).
+    column except ``label`` (and ``split_column``). ``extrapolate_quantile`` defaults to 0: a
+    user's rarest extreme labels (every 1 of a 1..5 rating) stay in train, where classification
+    and ordinal heads can learn them; an extrapolate split of the label tails is opt-in.
+
+    Resamples (:mod:`roundlab.data.resamples`): ``resamples`` R > 1 cuts one file R times,
+    each cut stratified with the seed ``(seed, r)``; per-split files whose paths hold
+    ``{resample}`` (``train_{resample}.csv``) are R given partitions, R the number of files.
+    ``resample`` picks the one a run trains on: None means resample 0, with no resample in the
+    run's identity (:class:`roundlab.runs.RunKey`), as for a dataset without resamples; the
+    sweep sets 0..R-1 for a dataset with R > 1.
     """
 
     generator: str = "csv"
+    extrapolate_quantile: float = 0.0
     path: str | None = None
     split_column: str | None = None
     train_path: str | None = None
@@ -73,15 +86,17 @@ class CsvConfig(TableConfig):
     extrapolate_path: str | None = None
     label: str = MISSING
     features: list[str] | None = None
+    resamples: int = 1
+    resample: int | None = None
 
     def split_files(self) -> dict[str, str]:
         """The per-split files that are set: split name -> path as configured."""
         named = {split: getattr(self, f"{split}_path") for split in SPLITS}
         return {split: path for split, path in named.items() if path}
 
-    def input_files(self) -> list[str]:
-        """Every file the dataset is read from, paths as configured."""
-        return list(self.split_files().values()) or [self.path]
+    def patterned(self) -> bool:
+        """Whether a per-split path names its resample's file (holds ``{resample}``)."""
+        return any(RESAMPLE_FIELD in path for path in self.split_files().values())
 
     def layout(self) -> str:
         """``files``, ``split_column`` or ``random`` (see the class docstring)."""
@@ -121,6 +136,27 @@ class CsvConfig(TableConfig):
                 features=self.features,
                 label=self.label,
             )
+        require(self.resamples >= 1, "resamples must be >= 1", resamples=self.resamples)
+        require(
+            self.resamples == 1 or self.layout() == "random",
+            "resamples applies to one file split at random; per-split files name their "
+            f"resamples with {RESAMPLE_FIELD} in their paths (train_{RESAMPLE_FIELD}.csv)",
+            resamples=self.resamples,
+            layout=self.layout(),
+        )
+        if self.resample is not None:
+            require(self.resample >= 0, "resample must be >= 0", resample=self.resample)
+            require(
+                self.layout() != "random" or self.resample < self.resamples,
+                f"resample must name one of the resamples 0..{self.resamples - 1}",
+                resample=self.resample,
+                resamples=self.resamples,
+            )
+        require(
+            self.path is None or RESAMPLE_FIELD not in self.path,
+            f"{RESAMPLE_FIELD} names partition files: use it in train_path, test_path, ...",
+            path=self.path,
+        )
         if self.split_column is not None:
             require(
                 bool(self.split_column)

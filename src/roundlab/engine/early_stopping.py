@@ -80,6 +80,23 @@ class EarlyStopping:
         )
 
 
+def epoch_cap(epochs: int, factor: int, rule: EarlyStopping | None) -> int:
+    """How many epochs a run may train: ``epochs`` (the budget) times ``factor`` under early
+    stopping, ``epochs`` without it.
+
+    A run still improving when its budget ends has not converged, and a comparison with it says
+    nothing about the approach. Under early stopping it keeps training, by the same rule, until
+    the rule stops it or the cap is reached; runs the rule stops within the budget are
+    unaffected, so this is the same as a budget of ``epochs * factor``. Without early stopping
+    nothing would ever stop a run before the cap, so the budget is the cap.
+    """
+    if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1:
+        raise ValueError(
+            f"max_epochs_factor must be an integer >= 1. Received: max_epochs_factor={factor!r}"
+        )
+    return epochs * factor if rule is not None else epochs
+
+
 def best_epoch(history: dict[str, list[float]], rule: EarlyStopping | None) -> tuple[int, int]:
     """``(best epoch, epochs that ran)`` that ``rule`` gives on a recorded Keras history (with
     ``rule=None``: the epoch of the lowest val_loss, and every epoch)."""

@@ -131,9 +131,14 @@ def development(dataset: Dataset, x: dict[str, np.ndarray]) -> tuple[np.ndarray,
 def refit_epochs(best_epochs: Sequence[int]) -> int:
     """``round(mean(best + 1))``, half up: the refit's epochs from the folds' 0-based best
     epochs."""
-    if not best_epochs:
-        raise ValueError("refit_epochs needs at least one fold. Received: best_epochs=[]")
-    return int(np.floor(np.mean(np.asarray(best_epochs, dtype=np.float64) + 1) + 0.5))
+    return mean_count([best + 1 for best in best_epochs])
+
+
+def mean_count(counts: Sequence[int]) -> int:
+    """``round(mean(counts))``, half up: what the refit trains of the folds' epochs or trees."""
+    if not counts:
+        raise ValueError("a refit needs at least one fold. Received: counts=[]")
+    return int(np.floor(np.mean(np.asarray(counts, dtype=np.float64)) + 0.5))
 
 
 def fold_scores(

@@ -15,7 +15,8 @@ class TrainingFailed(Exception):
 class Fitted:
     """A run's per-epoch history (Keras history keys), the best epoch of the monitored value
     (0-based; its weights are the ones kept when early stopping is on, the last epoch's
-    otherwise) and how many epochs ran out of a budget of ``epochs``."""
+    otherwise) and how many epochs ran out of at most ``epochs`` (the cap:
+    :func:`roundlab.engine.early_stopping.epoch_cap`)."""
 
     history: dict[str, list[float]]
     best_epoch: int
@@ -24,7 +25,7 @@ class Fitted:
 
     @property
     def converged(self) -> bool:
-        """False when the kept epoch is the budget's last: the monitored value was still
+        """False when the kept epoch is the cap's last: the monitored value was still
         improving when training ran out of epochs."""
         return self.best_epoch < self.epochs - 1
 

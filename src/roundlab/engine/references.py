@@ -1,13 +1,14 @@
-"""Classical references, not networks: statsmodels fits scored like any run.
+"""Classical references, not networks: statsmodels fits and boosted trees scored like any run.
 
 The approaches of kind ``reference`` in the catalogue (roundlab.approaches) are fitted here on
 the training split's features, standardised exactly as the networks see them
 (:func:`roundlab.engine.evaluation.standardized_features`), and scored on the same val, test and
 extrapolate splits with the same metrics, constant baseline and oracle; the result file is an
-ordinary one (``engine.name == "statsmodels"``, no history), so the report and MLflow need no
-special path. A fit is deterministic: the seed and the trainer settings (learning rate, epochs)
-do not change it, so one seed is enough and the report never tunes a reference. Features that
-are constant on the training split are left out (they are not identified).
+ordinary one (``engine.name`` ``"statsmodels"`` or ``"lightgbm"``, no history), so the report
+and MLflow need no special path. A fit is deterministic: the seed and the trainer settings
+(learning rate, epochs) do not change it, so one seed is enough and the report never tunes a
+reference. Features that are constant on the training split are left out of the statsmodels
+fits (they are not identified).
 
 - ``glm_poisson``: ``GLM(y, [1, x], family=Poisson())`` fitted by IRLS, the log-rate
   ``ℓ = β₀ + β·x``; read out as approach=poisson: ``floor(λ + 0.5)``, mode ``floor(λ)``, with
@@ -16,7 +17,11 @@ are constant on the training split are left out (they are not identified).
   σ(θ_k − β·x)`` over the labels seen in training, fitted by BFGS; read out as the most
   probable of those labels, so, like classification, it never predicts outside them. At least
   two distinct training labels (one label leaves no threshold to fit).
+- ``lightgbm``: gradient-boosted trees (:mod:`roundlab.engine.gbdt`), ``approach.method``
+  multiclass, regression or poisson, stopped early on the val rows; the one reference that
+  reads a split besides train. Its result records the best iteration.
 
+:func:`fitter` checks a reference's settings and labels and returns its fit;
 :func:`check_labels` refuses training labels a reference's family cannot fit with a
 :class:`~roundlab.errors.ConfigError`, before anything is recorded, as the networks'
 approaches do when they are built.
@@ -24,14 +29,15 @@ approaches do when they are built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from roundlab.approaches import poisson
 from roundlab.data import Dataset
-from roundlab.engine import evaluation, kfold
+from roundlab.engine import evaluation, gbdt, kfold
 from roundlab.errors import ConfigError
 from roundlab.results import RunResult
 
@@ -41,12 +47,57 @@ Predict = Callable[[np.ndarray], dict[str, np.ndarray]]  # features -> readout n
 @dataclass
 class Fit:
     """A fitted reference: its integer readouts (``""`` the main one), whether the optimiser
-    converged, and the fitted parameters (for the record)."""
+    converged (or early stopping fired), and what the result file records of it: the fitted
+    parameters (statsmodels) or the settings (LightGBM), and ``details`` beyond them."""
 
     predict: Predict
     converged: bool
-    params: list[float]
+    params: list[float] | dict[str, Any]
     model: str
+    engine: str = "statsmodels"
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def record(self) -> dict[str, Any]:
+        """The result file's ``engine`` entry."""
+        return {"name": self.engine, "model": self.model, "params": self.params, **self.details}
+
+
+# Standardised features and labels per split (and a tree count to refit at, nothing held
+# out: the k-fold refit; statsmodels fits ignore it) -> the fitted reference.
+Fitter = Callable[..., Fit]
+
+
+def fitter(name: str, approach: Mapping[str, Any], seed: int, y_train: np.ndarray) -> Fitter:
+    """The fit of the reference ``name`` with the settings of its ``approach`` config group;
+    its settings and training labels are checked now (:class:`ConfigError`), before anything
+    is recorded."""
+    if name == gbdt.NAME:
+        params, method = gbdt.Params.of(approach, seed), str(approach["method"])
+        gbdt.check_labels(method, y_train, params.max_classes)
+        return lambda x, y, trees=None: boosted_trees(x, y, method, params, trees)
+    check_labels(name, y_train)
+    fit = FITS[name]
+    return lambda x, y, trees=None: fit(x["train"], y["train"])
+
+
+def boosted_trees(
+    x: dict[str, np.ndarray],
+    y: dict[str, np.ndarray],
+    method: str,
+    params: gbdt.Params,
+    trees: int | None = None,
+) -> Fit:
+    """Boosted trees on the train rows, stopped early on the val rows; with ``trees``, exactly
+    that many on the train rows and nothing held out (the k-fold refit)."""
+    if trees is None:
+        fitted = gbdt.fit(x["train"], y["train"], x["val"], y["val"], method, params)
+    else:
+        fitted = gbdt.fit(
+            x["train"], y["train"], None, None, method, replace(params, max_trees=trees)
+        )
+    predict, best, converged = fitted
+    model = f"lightgbm.Booster(objective={method})"
+    return Fit(predict, converged, params.recorded(), model, gbdt.NAME, {"best_iteration": best})
 
 
 def check_labels(name: str, y_train: np.ndarray) -> None:
@@ -64,42 +115,60 @@ def _two_labels(name: str, y_train: np.ndarray) -> None:
 
 
 def fit_and_evaluate(
-    name: str,
+    fit: Fitter,
     standardize: bool,
     dataset: Dataset,
     result: RunResult,
     cv_folds: int | None = None,
 ) -> None:
-    """Fit the reference ``name`` on features standardised when ``standardize`` (as the
+    """Fit a reference (:func:`fitter`) on features standardised when ``standardize`` (as the
     networks see them) and fill ``result`` as a trained run's is.
 
     ``cv_folds``: the run selects by k-fold (:mod:`roundlab.engine.kfold`), as the networks of
-    the dataset do: the reference is fitted on every development row (train + val; it has no
-    early stopping to hold rows out for), and its val metrics are the mean held-out metrics of
-    one fit per fold on the same folds as the networks', so its val row is comparable to
-    theirs. Its convergence is the full fit's."""
+    the dataset do, on the same folds: one fit per fold (LightGBM stopped early on its held-out
+    fold), whose mean held-out metrics are the val metrics, so the reference's val row compares
+    with the networks'; then the fit on every development row (train + val): the statsmodels
+    fits as they are, LightGBM with ``round(mean)`` of the folds' best tree counts and nothing
+    held out (the networks' refit rule; its convergence then is every fold's)."""
     x = evaluation.standardized_features(dataset, standardize)
-    x_fit, y_fit = x["train"], dataset.train.y
-    if cv_folds is not None:
-        x_fit, y_fit = kfold.development(dataset, x)
-    fit = FITS[name](x_fit, y_fit)
-    result.engine = {"name": "statsmodels", "model": fit.model, "params": fit.params}
-    result.converged = fit.converged
-    result.metrics, result.baseline = evaluation.score_readouts(fit.predict, x, dataset)
+    labels = {name: split.y for name, split in dataset.splits.items()}
+    if cv_folds is None:
+        fitted = fit(x, labels)
+    else:
+        x_dev, y_dev = kfold.development(dataset, x)
+        cv, folds = _cross_validate(fit, x_dev, y_dev, cv_folds)
+        best = [fold.details.get("best_iteration") for fold in folds]
+        trees = None if None in best else kfold.mean_count(best)
+        fitted = fit({"train": x_dev}, {"train": y_dev}, trees)
+        if trees is not None:  # a count the folds chose: they say whether it converged
+            fitted.converged = all(fold.converged for fold in folds)
+    result.engine = fitted.record()
+    result.converged = fitted.converged
+    result.metrics, result.baseline = evaluation.score_readouts(fitted.predict, x, dataset)
     result.oracle = evaluation.oracle(dataset, result.metrics)
     if cv_folds is None:
         result.engine["selection"] = kfold.holdout_record(len(dataset.val))
         return
-    folds = kfold.assign(y_fit, cv_folds)
+    cv.record(result, len(y_dev))
+    if trees is not None:
+        result.engine["selection"] |= {"fold_best_iterations": best, "refit_trees": trees}
+
+
+def _cross_validate(
+    fit: Fitter, x_dev: np.ndarray, y_dev: np.ndarray, k: int
+) -> tuple[kfold.CrossValidation, list[Fit]]:
+    """The folds' held-out scores, and their fits."""
+    folds = kfold.assign(y_dev, k)
     cv = kfold.CrossValidation(folds, [], [])
-    for f in range(folds.k):
-        rows = folds.training(f)
-        scores, baseline = kfold.fold_scores(
-            FITS[name](x_fit[rows], y_fit[rows]).predict, x_fit, y_fit, folds, f
-        )
+    fits = []
+    for f in range(k):
+        tr, held = folds.training(f), folds.held_out(f)
+        x = {"train": x_dev[tr], "val": x_dev[held]}
+        fits.append(fit(x, {"train": y_dev[tr], "val": y_dev[held]}))
+        scores, baseline = kfold.fold_scores(fits[-1].predict, x_dev, y_dev, folds, f)
         cv.scores.append(scores)
         cv.baselines.append(baseline)
-    cv.record(result, len(y_fit))
+    return cv, fits
 
 
 def informative(x_train: np.ndarray) -> np.ndarray:
@@ -150,12 +219,14 @@ def ordered_logit(x_train: np.ndarray, y_train: np.ndarray) -> Fit:
     return Fit(predict, converged, params, 'OrderedModel(distr="logit")')
 
 
+# The statsmodels fits, from the training split alone.
 FITS: dict[str, Callable[[np.ndarray, np.ndarray], Fit]] = {
     "glm_poisson": glm_poisson,
     "ordered_logit": ordered_logit,
 }
 
-# Each reference's rule for its training labels, checked before a fit is recorded.
+# Each statsmodels fit's rule for its training labels, checked before a fit is recorded
+# (LightGBM's depends on its method: roundlab.engine.gbdt.check_labels).
 LABEL_CHECKS: dict[str, Callable[[str, np.ndarray], None]] = {
     "glm_poisson": poisson.check_counts,
     "ordered_logit": _two_labels,

@@ -27,11 +27,14 @@ def fit(
     stopping: EarlyStopping | None,
     jit: bool,
     shown: list[keras.callbacks.Callback] | None = None,
+    cap: int | None = None,
 ) -> Fitted:
     """Train ``network`` on ``x["train"]`` with ``approach``'s loss, validating on ``x["val"]``
     every epoch; with ``stopping`` the best epoch's weights are restored at the end; ``shown``
     are callbacks that report progress. Raises :class:`TrainingFailed` when the loss has no
-    gradient or becomes NaN."""
+    gradient or becomes NaN. ``cap``: the epochs it may train
+    (:func:`~roundlab.engine.early_stopping.epoch_cap`; ``trainer.epochs`` when None)."""
+    cap = trainer.epochs if cap is None else cap
     check_gradients(network, approach, x["train"], y["train"], trainer.batch_size)
     network.model.compile(
         optimizer=models.optimizer(trainer.optimizer, trainer.learning_rate),
@@ -47,7 +50,7 @@ def fit(
         y["train"],
         validation_data=(x["val"], y["val"]),
         batch_size=trainer.batch_size,
-        epochs=trainer.epochs,
+        epochs=cap,
         shuffle=True,
         callbacks=callbacks,
         verbose=trainer.verbose,
@@ -57,7 +60,7 @@ def fit(
     if bad is not None:
         raise TrainingFailed(nan_failure(bad, trainer.learning_rate))
     best, ran = best_epoch(history, stopping)
-    return Fitted(history, best, ran, trainer.epochs)
+    return Fitted(history, best, ran, cap)
 
 
 def cross_validate(
@@ -70,11 +73,12 @@ def cross_validate(
     stopping: EarlyStopping | None,
     jit: bool,
     shown: list[keras.callbacks.Callback] | None = None,
+    cap: int | None = None,
 ) -> tuple[kfold.CrossValidation, Fitted]:
     """K-fold selection with Keras ``fit`` (:mod:`roundlab.engine.kfold`): one :func:`fit` per
-    fold from ``network``'s current (initial) weights, scored on its held-out rows, then the
-    refit on every development row (``x_dev``, int labels ``y_dev``) for the folds' epoch
-    count, which ``network`` holds at the end."""
+    fold (up to ``cap`` epochs) from ``network``'s current (initial) weights, scored on its
+    held-out rows, then the refit on every development row (``x_dev``, int labels ``y_dev``)
+    for the folds' epoch count, which ``network`` holds at the end."""
     initial = network.model.get_weights()
     targets = y_dev.astype(np.float32)
     cv = kfold.CrossValidation(folds, [], [], early_stopping=stopping is not None)
@@ -83,7 +87,7 @@ def cross_validate(
         tr, held = folds.training(f), folds.held_out(f)
         x = {"train": x_dev[tr], "val": x_dev[held]}
         y = {"train": targets[tr], "val": targets[held]}
-        cv.fits.append(fit(network, approach, x, y, trainer, stopping, jit, shown))
+        cv.fits.append(fit(network, approach, x, y, trainer, stopping, jit, shown, cap))
         predict = evaluation.readouts(evaluation.batched(network.model), approach)
         scores, baseline = kfold.fold_scores(predict, x_dev, y_dev, folds, f)
         cv.scores.append(scores)

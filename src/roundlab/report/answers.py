@@ -1,6 +1,6 @@
 """The numbers behind each short answer at the top of the report, one function per question:
-in range, the knobs, extrapolation, the gradients, the numpy cost. Values and verdicts only;
-summary.py writes the sentences.
+in range, the knobs, the gradients, the numpy cost (extrapolation: recommendation.py). Values
+and verdicts only; summary.py writes the sentences.
 
 Every answer refuses a verdict where a contender did not converge (its best epoch was the last
 of the budget) and never names a degenerate configuration (test exact match not above the
@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from roundlab import approaches
 from roundlab.report.cost import GRAPH, XLA, CostRow
 from roundlab.report.gradcheck import CheckRow, tensorflow_twin
 from roundlab.report.headline import Headline
@@ -27,7 +26,6 @@ from roundlab.report.selection import (
 )
 from roundlab.report.stats import Interval, detectable_difference
 from roundlab.report.verdicts import degenerate, detectable, not_converged, tied
-from roundlab.report.winner import Winner
 
 
 def compare(a: Interval, b: Interval, higher_is_better: bool) -> str:
@@ -128,29 +126,6 @@ def knobs(groups: dict[str, list[Configuration]]) -> list[KnobSweep]:
         zero = [(d, lo.mean, hi.mean) for d, lo, hi in zero if lo.n and hi.n]
         sweeps.append(KnobSweep(activation, runs[0][1][0].param[0], values, best, zero, withheld))
     return sweeps
-
-
-@dataclass(frozen=True)
-class Extrapolation:
-    """Question 3 on one dataset: each headline row's exact match outside the training range
-    and the extrapolation column's verdict (degenerate rows and controls do not compete)."""
-
-    dataset: str
-    rows: list[tuple[Configuration, Interval]]  # the rows that have the split, table order
-    winner: Winner
-    # the rows whose approach has no output outside the training label range (catalogue)
-    confined: tuple[Configuration, ...] = ()
-
-
-def extrapolation(h: Headline) -> Extrapolation | None:
-    """None when no headline row has the extrapolation split."""
-    pairs = [(c, c.metric("extrapolate", "exact_match")) for c in h.rows]
-    rows = [(c, iv) for c, iv in pairs if iv.n]
-    if not rows:
-        return None
-    column = next(w for w in h.winners if w.column.split == "extrapolate")
-    confined = tuple(c for c, _ in rows if c.approach in approaches.in_range_only())
-    return Extrapolation(h.dataset, rows, column, confined)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from pathlib import Path
 from roundlab.paths import atomic_write
 from roundlab.report.curves import SweepCurve
 from roundlab.report.headline import Headline
-from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration, selection_key
+from roundlab.report.recommendation import best_exact_match
+from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration
 
 PLOT_COLUMNS = (
     "value",
@@ -33,8 +34,12 @@ def _fresh(directory: Path, pattern: str) -> None:
 
 
 def metric_key(cfg: Configuration) -> str:
-    """``classification``, ``regression`` or ``rounding-<activation>``: a metrics file name."""
-    return cfg.approach if cfg.approach != ROUNDING else f"{ROUNDING}-{cfg.activation}"
+    """A metrics file name, one per headline row: ``classification``, ``rounding-<activation>``,
+    ``<approach>-<method>`` for an approach with methods (``ordinal-corn``, ``ordinal-coral``),
+    so that no row overwrites another."""
+    if cfg.approach == ROUNDING:
+        return f"{ROUNDING}-{cfg.activation}"
+    return f"{cfg.approach}-{cfg.method}" if cfg.method else cfg.approach
 
 
 def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Path]:
@@ -60,16 +65,16 @@ def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Pat
 
 
 def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
-    """Per dataset, the row the validation split ranks first among every approach's best
-    (``best``: its label and setting) with its test exact match and MAE: three numbers per
-    dataset, so that ``dvc exp show`` stays a table one can read and ``dvc metrics diff`` says
-    whether an experiment changed the answer. Chosen on val like every setting of the report;
-    every row's numbers are in metrics/."""
+    """Per dataset, the report's recommendation for test exact match
+    (:func:`roundlab.report.recommendation.best_exact_match`; ``best``: its label and setting)
+    with its test exact match and MAE: three numbers per dataset, so that ``dvc exp show`` stays
+    a table one can read and ``dvc metrics diff`` says whether an experiment changed the answer.
+    A dataset without a recommendation is left out; every row's numbers are in metrics/."""
     entry = {}
     for dataset, h in headlines.items():
-        if not h.rows:
+        best = best_exact_match(h)
+        if best is None:
             continue
-        best = min(h.rows, key=selection_key)
         entry[dataset] = {
             "best": best.title,
             "exact_match": _num(best.metric("test", "exact_match").mean),

@@ -26,12 +26,29 @@ def devices(results: list[RunResult]) -> dict[str, int]:
     return dict(Counter(r.device or "unrecorded" for r in results).most_common())
 
 
+# Tracked paths the pipeline itself rewrites: the report's own outputs and the sweep's. A change
+# there is not a change of the code that made the numbers, and counting it would make two builds
+# of the same results differ (the first build rewrites headline.json, the second sees it dirty).
+GENERATED = (
+    "reports/headline.json",
+    "reports/metrics",
+    "reports/plots",
+    "reports/figures",
+    "reports/report.md",
+    "reports/report.html",
+    "dvc.lock",
+    "results",
+    "data",
+)
+
+
 def git_commit(root: Path) -> str:
-    """``<sha>`` of HEAD, ``+ uncommitted changes`` when tracked files differ; ``unknown``
-    outside a git checkout."""
+    """``<sha>`` of HEAD, ``+ uncommitted changes`` when tracked files other than
+    :data:`GENERATED` differ; ``unknown`` outside a git checkout."""
     try:
         sha = _git(root, "rev-parse", "HEAD")
-        dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
+        excluded = [f":(exclude){path}" for path in GENERATED]
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".", *excluded)
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return sha + (" + uncommitted changes" if dirty else "")

@@ -24,7 +24,7 @@ ORACLE_GAP = "gap to oracle (test exact match)"
 NO_SPLIT = "no split"
 NOT_CONVERGED = "not converged"
 DEGENERATE = "degenerate"
-# A reference's row: a deterministic statsmodels fit, no learning rate to choose.
+# A reference's row: a deterministic statsmodels or LightGBM fit, no learning rate to choose.
 NOT_TUNED = "— (reference, not tuned)"
 
 
@@ -106,10 +106,11 @@ def headline_blocks(h: Headline) -> list[Block]:
             tuple(rows),
             caption="mean ± 95% CI over seeds (t distribution). "
             "Bold: best in its column with an interval that does not overlap the "
-            "runner-up's, every row compared converged. Controls, and degenerate rows (test "
+            "runner-up's, both converged. Controls, and degenerate rows (test "
             "exact match not above the constant baseline's), do not compete. Not converged: a "
-            "seed's best epoch was the last of the budget. References: classical statsmodels "
-            "fits on the same splits, deterministic and never tuned." + oracle,
+            "seed's best epoch was the last it could train (a reference: its fit did not "
+            "converge; it is left out of every verdict). References: classical statsmodels "
+            "and LightGBM fits on the same splits, deterministic and never tuned." + oracle,
         ),
         Bullets(tuple(verdicts)),
     ]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from roundlab.report.datasets import ranges
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
+from roundlab.report.verdicts import REFERENCE_STOP
+from roundlab.sweep.rates import BOUNDS, FACTOR
 
 MDD_FORMULA = "(t_{1−α/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2), df = n1 + n2 − 2"
 
@@ -53,7 +56,9 @@ def _tuning(p: Protocol) -> str:
         f"every configuration was trained at all {rates[0]} of them, every seed: the same "
         "number of learning-rate trials for every approach"
         if len(rates) == 1 and rates[0] == len(p.grid)
-        else f"configurations were trained at {_span(rates)} of them, not all of them at every rate"
+        else f"configurations were trained at {_span(rates)} of them (the sweep adds the rates "
+        "beyond an edge a configuration's choice sat at; a rate whose runs left no result file "
+        "is missing)"
     )
     counts = {n for ns in p.trials.values() for n in ns}
     trials = (
@@ -68,19 +73,55 @@ def _tuning(p: Protocol) -> str:
         "lower val MAE), then per family the knob value the same way; "
         f"{trials}. The classical references are deterministic fits, made once at no learning "
         "rate: their values are exact, compared with an interval as fixed numbers. Test and "
-        "extrapolation numbers steer no choice: they are only reported. " + _edges(p)
+        "extrapolation numbers steer no choice: they are only reported."
     )
 
 
-def _edges(p: Protocol) -> str:
+def _edges(p: Protocol) -> list[Block]:
+    """The headline rows whose learning rate may be beaten outside the grid, one line per
+    dataset."""
     if not p.at_grid_edge:
-        return "No headline row chose a rate at an edge of the grid that beat the rate next to it."
-    rows = ", ".join(f"{c.dataset}: {c.title} ({c.learning_rate:g})" for c in p.at_grid_edge)
-    return (
-        f"Headline rows whose rate is at an edge of the grid and better on val than the rate "
-        f"next to it, so that a better rate may lie outside it (widen `learning_rates` to "
-        f"check): {rows}."
-    )
+        return [
+            Paragraph(
+                "No headline row chose a rate at an edge of the grid that beat the rate next to it."
+            )
+        ]
+    by_dataset: dict[str, list[str]] = {}
+    for c in p.at_grid_edge:
+        by_dataset.setdefault(c.dataset, []).append(f"{c.title} ({c.learning_rate:g})")
+    return [
+        Paragraph(
+            f"**Rate at an edge of the grid.** {len(p.at_grid_edge)} headline rows are still at "
+            "an edge of their rates after the sweep's rate extensions (at most "
+            f"`rate_extensions` ×{FACTOR:g} steps per side, rates within [{BOUNDS[0]:g}, "
+            f"{BOUNDS[1]:g}]) and better on val than the rate next to it, so a better rate may "
+            "lie beyond (raise `rate_extensions` or widen `learning_rates` to check):"
+        ),
+        Bullets(tuple(f"{d}: {', '.join(rows)}" for d, rows in by_dataset.items())),
+    ]
+
+
+def _datasets(p: Protocol) -> list[Block]:
+    """Each dataset's labels per split, a warning for test labels training never saw, and how
+    selection was done where the runs record it; nothing when no run records either."""
+    if not p.datasets:
+        return []
+    lines = []
+    for facts in p.datasets:
+        parts = [f"{split} {ranges(labels)}" for split, labels in facts.labels.items()]
+        said = ["labels " + "; ".join(parts)] if parts else []
+        said += [f"selection: {' and '.join(facts.selection)}"] if facts.selection else []
+        text = f"{facts.dataset}: " + "; ".join(said)
+        if facts.unseen:
+            text += (
+                f". **Warning**: test labels {ranges(facts.unseen)} never occur in training "
+                "(classification and ordinal heads cannot predict them)"
+            )
+        lines.append(text + ".")
+    return [
+        Paragraph("**Labels and selection per dataset** (as the runs recorded them):"),
+        Bullets(tuple(lines)),
+    ]
 
 
 def _power_line(t: TablePower) -> str:
@@ -102,12 +143,15 @@ def _convergence(p: Protocol) -> list[Block]:
     intro = (
         "**Convergence.** A configuration is not converged when any of its seeds kept the last "
         "epoch of the budget (its monitored value was still improving). It is marked in its "
-        "table, and no verdict is given in a comparison it takes part in."
+        "table, and no verdict is given in a comparison it takes part in (leader against "
+        "runner-up, or the pair compared); the other comparisons stand. A reference whose "
+        "fit did not converge (statsmodels' optimiser, or LightGBM at its tree cap) is left "
+        "out of every comparison and never recommended."
     )
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
     rows = tuple(
-        f"{c.dataset}: {c.title}: statsmodels' optimiser stopped without converging"
+        f"{c.dataset}: {c.title}: {REFERENCE_STOP}"
         if c.is_reference
         else f"{c.dataset}: {c.title}, learning rate {c.learning_rate:g}: {k} of "
         f"{len(c.finished)} seeds at the budget of {c.epochs} epochs"
@@ -132,6 +176,8 @@ def method_blocks(p: Protocol) -> list[Block]:
         Heading("Method", 2),
         Paragraph(_training(p)),
         Paragraph(_tuning(p)),
+        *_edges(p),
+        *_datasets(p),
         Paragraph(
             "**Seeds and detectable difference.** Intervals are 95% confidence intervals of the "
             "mean over seeds (t distribution); with one seed there is none. A column has a "

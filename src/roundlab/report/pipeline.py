@@ -33,6 +33,9 @@ from roundlab.report.headline_sections import headline_blocks
 from roundlab.report.method import method_blocks
 from roundlab.report.planned import RECOMPUTED, missing_runs, planned_runs
 from roundlab.report.protocol import protocol
+from roundlab.report.ranking_section import ranking_blocks
+from roundlab.report.recommendation import recommendations
+from roundlab.report.recommendation_sections import recommendation_blocks
 from roundlab.report.selection import Configuration, group, swept_values
 from roundlab.report.tuning import tune_groups
 
@@ -148,7 +151,10 @@ def build_report(
 
     doc = Document(TITLE)
     doc.add(_introduction(runs, groups, manifest, results_dir))
-    doc.add(*summary.summary_blocks(headlines, groups, grad))
+    recs = [r for h in headlines.values() for r in recommendations(h)]
+    doc.add(*recommendation_blocks(recs))
+    doc.add(*ranking_blocks(headlines, figdir))
+    doc.add(*summary.summary_blocks(headlines, groups, grad, recs))
     doc.add(*method_blocks(protocol(runs, groups, headlines)))
     tables, sweep_curves, learning = _result_sections(groups, headlines, sweeps, figdir)
     gallery, checks = _gradient_sections(grad, swept, figdir)

@@ -3,9 +3,13 @@
 The sweep writes its plan to ``results/_sweep.yaml`` before any multirun starts. When that file
 is gone (deleted, lost with a disk that filled, or results from before it was written first),
 the plan is recomputed from the profile with the sweep's own planning code
-(:func:`roundlab.sweep.plan.plan`): the profile named by ``profile``, else, for the project's
-own ``results/`` (the DVC stage's), the active profile of params.yaml. Another results directory
-without a manifest has no known plan: nothing says which profile wrote it.
+(:func:`roundlab.sweep.plan.plan`, with the resamples the result files show): the profile
+named by ``profile``, else, for the project's own ``results/`` (the DVC stage's), the active
+profile of params.yaml. The rate extensions are recomputed from the result files present, round
+after round, as the sweep planned them (:func:`roundlab.sweep.extend.all_rounds`): a round whose
+runs left no file ends it, so an extension that a missing run would have led to is not named.
+Another results directory without a manifest has no known plan: nothing says which profile
+wrote it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import yaml
 
 from roundlab import paths
 from roundlab.errors import ConfigError
+from roundlab.sweep.extend import all_rounds
 from roundlab.sweep.plan import plan
 from roundlab.sweep.profile import PROFILES_FILE, load_profile
 
@@ -46,7 +51,8 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
         return {}
     try:
         chosen = load_profile(params, profile)
-        multiruns = plan(chosen)
+        multiruns = plan(chosen, resamples_of=lambda d, _: resamples_seen(results_dir, d))
+        multiruns += all_rounds(chosen, multiruns, results_dir)
     except ValueError as err:
         message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"
         raise ConfigError(message) from None
@@ -57,6 +63,19 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
         "planned": [p.as_posix() for p in files],
         RECOMPUTED: PROFILES_FILE,
     }
+
+
+def resamples_seen(results_dir: Path, dataset: str) -> int:
+    """How many resamples the result files of ``dataset`` show: one more than the largest
+    ``resample=<r>`` directory below it, 1 without any. The report reads results/, not the
+    dataset configs, so a recomputed plan misses only resamples none of whose runs wrote a
+    file."""
+    found = [
+        int(d.name.removeprefix("resample="))
+        for d in (Path(results_dir) / dataset).glob("**/resample=*")
+        if d.is_dir() and d.name.removeprefix("resample=").isdigit()
+    ]
+    return max(found, default=0) + 1
 
 
 def missing_runs(results_dir: Path, manifest: dict[str, Any]) -> list[str]:

@@ -1,14 +1,16 @@
 """The research protocol as the result files record it: the learning-rate grid and the trials
 each family chose among, the epoch budgets and early-stopping rules, the configurations that did
-not converge, the degenerate headline rows, and the seeds and detectable differences of each
-headline table. Values only; method.py writes the method section."""
+not converge, the degenerate headline rows, the seeds and detectable differences of each
+headline table, and each dataset's labels per split and selection method. Values only;
+method.py writes the method section."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from roundlab.report.datasets import DatasetFacts, dataset_facts
 from roundlab.report.headline import Headline
 from roundlab.report.selection import Configuration
 from roundlab.report.tuning import family_trials
@@ -37,6 +39,7 @@ class Protocol:
     degenerate: list[Configuration]  # headline rows no better than the constant baseline
     at_grid_edge: list[Configuration]  # headline rows whose rate may be beaten outside the grid
     tables: list[TablePower]
+    datasets: list[DatasetFacts] = field(default_factory=list)  # labels and selection per dataset
 
 
 def _trainer(runs: list[RunResult], key: str) -> list[Any]:
@@ -88,4 +91,5 @@ def protocol(
         degenerate=[c for h in headlines.values() for c in h.rows if c.degenerate],
         at_grid_edge=[c for h in headlines.values() for c in h.rows if c.rate_at_edge],
         tables=[_power(h) for h in headlines.values()],
+        datasets=dataset_facts(runs),
     )

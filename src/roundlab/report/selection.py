@@ -5,7 +5,7 @@ its seeds, trained at one learning rate; tuning.py keeps, per configuration, the
 validation score. For each rounding activation the best parameter value is chosen on the
 validation split (highest mean exact match, ties to the lower mean MAE) and reported on the test
 split, so the test numbers never steer the choice. A row is called the best in a column only when
-its confidence interval does not overlap the runner-up's and every row compared converged;
+its confidence interval does not overlap the runner-up's and both converged (winner.py);
 otherwise the column has no winner. The classical references (statsmodels fits, roundlab.references)
 are rows like any other, labelled as references: deterministic, they are never tuned.
 """
@@ -109,13 +109,13 @@ class Configuration:
 
     @property
     def is_reference(self) -> bool:
-        """A classical reference (a statsmodels fit): deterministic, never tuned."""
+        """A classical reference (a statsmodels or LightGBM fit): deterministic, never tuned."""
         return self.approach in approaches.names() and approaches.get(self.approach).is_reference
 
     @property
     def label(self) -> str:
         if self.is_reference:
-            return f"{self.approach} (reference)"
+            return f"{self.family} (reference)"
         if self.approach != ROUNDING:
             return self.family
         control = " (control)" if self.activation in CONTROLS else ""
@@ -155,9 +155,10 @@ class Configuration:
 
     @property
     def epochs(self) -> int | None:
-        """The maximum epoch budget its runs were given (``trainer.epochs``), None if unrecorded."""
-        budgets = [(r.config.get("trainer") or {}).get("epochs") for r in self.runs]
-        return max((int(b) for b in budgets if b is not None), default=None)
+        """The most epochs its runs could train (``trainer.epochs``, times
+        ``trainer.max_epochs_factor`` under early stopping), None if unrecorded."""
+        caps = [_epoch_cap(r.config.get("trainer") or {}) for r in self.runs]
+        return max((c for c in caps if c is not None), default=None)
 
     def baseline(self, split: str, name: str) -> Interval:
         """The constant predictor's (training median) metric over finished seeds."""
@@ -178,6 +179,15 @@ class Configuration:
         em = self.metric("test", "exact_match").mean
         floor = self.baseline("test", "exact_match")
         return not math.isfinite(em) or (floor.n > 0 and em <= floor.mean)
+
+
+def _epoch_cap(trainer: dict) -> int | None:
+    """roundlab.engine.early_stopping.epoch_cap from a recorded trainer config (files written
+    before ``max_epochs_factor`` existed stopped at ``epochs``)."""
+    if trainer.get("epochs") is None:
+        return None
+    stopping = (trainer.get("early_stopping") or {}).get("enabled", True)
+    return int(trainer["epochs"]) * (int(trainer.get("max_epochs_factor", 1)) if stopping else 1)
 
 
 def group(results: list[RunResult]) -> dict[str, list[Configuration]]:

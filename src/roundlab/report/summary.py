@@ -1,102 +1,149 @@
-"""The report's short answers, written from the numbers in answers.py: one function per
-question (nothing here is hand-written about the outcome)."""
+"""The report's short answers, written from the numbers in answers.py and recommendation.py: one
+or two sentences per question, pointing to the tables below, so that the section fits on one
+screen (nothing here is hand-written about the outcome). The pairwise detail, with intervals
+and detectable differences, stays in the headline tables (section 1)."""
 
 from __future__ import annotations
 
 from roundlab import approaches
 from roundlab.report import answers
-from roundlab.report.cells import cell
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.gradients import GradientResults
 from roundlab.report.headline import Headline
-from roundlab.report.selection import Configuration
-from roundlab.report.verdicts import verdict
+from roundlab.report.recommendation import Recommendation
+from roundlab.report.recommendation_sections import ON_ITS_OWN_SPLIT, short
+from roundlab.report.selection import ROUNDING, Configuration
+
+# The rows question 1 names: "classification and MSE-then-round".
+QUESTION_1 = ("classification", "regression")
+
+
+def _standing(text: str) -> str:
+    """``better than``, ``as good as``, ``worse than`` from :func:`answers.compare`'s verdict."""
+    if text in ("better", "worse"):
+        return f"{text} than"
+    return "as good as" if text.startswith(("indistinguishable", "tied")) else "not comparable to"
+
+
+def _refusal(text: str) -> str:
+    return "degenerate" if "degenerate" in text else "not converged"
+
+
+def _joined(by: dict[str, list[str]]) -> str:
+    """``as good as classification and regression`` or ``better than a, worse than b``."""
+    return ", ".join(f"{standing} {' and '.join(names)}" for standing, names in by.items())
 
 
 def in_range_bullets(items: list[answers.InRange]) -> tuple[str, ...]:
-    """1. Do rounding output activations beat classification and MSE-then-round?"""
+    """1. The best rounding activation on val against classification and MSE-then-round, on
+    test exact match and test MAE."""
     out = []
     for item in items:
-        rounding = item.rounding
-        if rounding is None or not item.against:
+        against = [a for a in item.against if a.approach in QUESTION_1]
+        if item.rounding is None or not against:
             out.append(f"{item.dataset}: no comparison (an approach has no finished run).")
             continue
-        parts = [
-            f"against {a.approach}: {a.refused}"
-            if a.refused
-            else f"against {a.approach}: exact match {a.exact_match}, MAE {a.mae}"
-            for a in item.against
-        ]
-        setting = f" ({rounding.setting})" if rounding.params else ""
-        out.append(
-            f"{item.dataset}: the best rounding activation on val, {rounding.activation}"
-            f"{setting}, test exact match {cell(rounding.metric('test', 'exact_match'))}; "
-            + "; ".join(parts)
-            + "."
-        )
+        em: dict[str, list[str]] = {}
+        mae: dict[str, list[str]] = {}
+        for a in against:
+            if a.refused:
+                for by in (em, mae):
+                    by.setdefault(f"no verdict ({_refusal(a.refused)}) against", []).append(
+                        a.approach
+                    )
+                continue
+            em.setdefault(_standing(a.exact_match), []).append(a.approach)
+            mae.setdefault(_standing(a.mae), []).append(a.approach)
+        r = item.rounding
+        head = f"{item.dataset}: {r.activation}{f' ({r.setting})' if r.params else ''}"
+        value = r.metric("test", "exact_match").mean
+        if em == mae:
+            out.append(f"{head}, {value:.2f}: {_joined(em)} on exact match and MAE.")
+        else:
+            mae_text = f"; MAE {_joined(mae)}" if mae else ""
+            out.append(f"{head}, {value:.2f}: exact match {_joined(em)}{mae_text}.")
     return tuple(out) or ("No datasets with results.",)
 
 
+def _span(values: list[float]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}–{hi:.2f}"
+
+
 def knob_bullets(sweeps: list[answers.KnobSweep]) -> tuple[str, ...]:
-    """2. The knobs: where does the gradient vanish?"""
+    """2. Per swept activation: its best value on val per dataset (withheld where a value did not
+    converge or the best is degenerate) and the fraction of zero output gradients from the
+    lowest value to the highest, over datasets."""
     out = []
     for s in sweeps:
         withheld = dict(s.withheld)
-        named = [f"{d} {withheld[d]}" if d in withheld else f"{d} {v:g}" for d, v in s.best]
-        text = (
-            f"{s.activation}: best {s.param} on val: "
-            + ", ".join(named)
-            + f" (swept {', '.join(f'{v:g}' for v in s.values)})"
-        )
+        by_value: dict[str, list[str]] = {}
+        for d, v in s.best:
+            key = f"no verdict ({_refusal(withheld[d])})" if d in withheld else f"{v:g}"
+            by_value.setdefault(key, []).append(d)
+        best = "; ".join(f"{k} on {', '.join(ds)}" for k, ds in by_value.items())
+        swept = ", ".join(f"{v:g}" for v in s.values)
+        text = f"{s.activation} ({s.param} {swept}): best {best}"
         if s.zero_grad:
-            text += (
-                f"; fraction of zero output gradients from {s.param}={s.values[0]:g} to "
-                f"{s.values[-1]:g}: "
-                + ", ".join(f"{d} {lo:.2f} → {hi:.2f}" for d, lo, hi in s.zero_grad)
-            )
+            lo = _span([lo for _, lo, _ in s.zero_grad])
+            hi = _span([hi for _, _, hi in s.zero_grad])
+            text += f"; zero output gradients {lo} → {hi}"
         out.append(text + ".")
     return tuple(out) or ("Nothing was swept.",)
 
 
-def extrapolation_bullets(headlines: dict[str, Headline]) -> tuple[str, ...]:
-    """3. Extrapolation: exact match on labels outside the training range."""
+def _rounding(configs: tuple[Configuration, ...]) -> list[str]:
+    return [short(c) for c in configs if c.approach == ROUNDING]
+
+
+def extrapolation_bullets(recs: list[Recommendation]) -> tuple[str, ...]:
+    """3. Per dataset with the split: the leader on it and the rounding activations as good."""
     out = []
-    for dataset, h in headlines.items():
-        item = answers.extrapolation(h)
-        if item is not None:
-            values = ", ".join(
-                f"{c.label} {cell(iv, digits=2)}"
-                + (" (degenerate)" if c.degenerate else "")
-                + (" (cannot, by construction)" if c in item.confined else "")
-                for c, iv in item.rows
-            )
-            out.append(f"{dataset}: {values}. {verdict(item.winner)}")
+    for rec in recs:
+        if rec.column.split != "extrapolate" or rec.recommended is None:
+            continue
+        value = rec.recommended.metric("extrapolate", "exact_match").mean
+        rounding = _rounding(rec.as_good)
+        if rec.recommended.approach == ROUNDING:
+            also = f"; as good: {', '.join(short(c) for c in rec.as_good) or 'none'}"
+        else:
+            also = f"; rounding activations as good: {', '.join(rounding) or 'none'}"
+        out.append(f"{rec.dataset}: {short(rec.recommended)} {value:.2f}{also}.")
     return tuple(out) or ("No dataset has an extrapolation split.",)
 
 
 def gradient_bullets(grad: GradientResults) -> tuple[str, ...]:
-    """4. Are the hand-written gradients right?"""
+    """4. The activations against their references, the thread's hand-written gradients and the
+    spiky example, one sentence each."""
     tally = answers.gradient_tally(grad.checks)
     wrong = ", ".join(f"{r.activation} ({r.setting})" for r in tally.wrong)
     out = [
-        f"{tally.agree} of {tally.checked} activation settings with a gradient agree with "
-        f"their reference (without one: {', '.join(tally.without_gradient) or 'none'})"
-        + (f": disagreeing: {wrong}" if wrong else ".")
+        f"{tally.agree} of {tally.checked} activation settings agree with their reference"
+        + (f"; disagreeing: {wrong}." if wrong else ".")
     ]
-    out += [f"the hand-written {t.function} at {t.setting}: {t.verdict}" for t in grad.handwritten]
-    out += [
-        f"spiky example via {s.implementation}: {'reproduced' if s.matches else 'NOT reproduced'}"
-        for s in grad.spiky
-    ]
-    return tuple(out)
+    by_function: dict[str, dict[str, list[str]]] = {}
+    for t in grad.handwritten:
+        by_verdict = by_function.setdefault(t.function, {})
+        # the parenthesis (k = 1 explained, the ratio) is in the gradient-check table
+        by_verdict.setdefault(t.verdict.split(" (")[0], []).append(t.setting)
+    for function, verdicts in by_function.items():
+        parts = [f"{v} at {', '.join(settings)}" for v, settings in verdicts.items()]
+        out.append(f"The thread's {function}: " + "; ".join(parts) + ".")
+    missed = [s.implementation for s in grad.spiky if not s.matches]
+    out.append(
+        f"The spiky example is reproduced by {len(grad.spiky) - len(missed)} of "
+        f"{len(grad.spiky)} implementations"
+        + (f" (not by {', '.join(missed)})." if missed else ".")
+    )
+    return (" ".join(out),)
 
 
 def cost_bullets(costs: list[answers.NumpyCost]) -> tuple[str, ...]:
-    """5. What does a numpy-defined activation cost?"""
+    """5. Each numpy-backed activation's time against its TensorFlow twin."""
     return tuple(
-        f"{c.activation}: {c.median_ms:.1f} ms forward + backward; {c.twin}: "
-        + ", ".join(f"{mode} {ms:.1f} ms (×{ratio:.1f})" for mode, ms, ratio in c.twin_times)
-        + ". Not XLA-compilable."
+        f"{c.activation}: {c.median_ms:.1f} ms forward + backward, "
+        + ", ".join(f"{ratio:.1f}× {c.twin}'s time in {mode}" for mode, _, ratio in c.twin_times)
+        + "; it cannot be XLA-compiled itself."
         for c in costs
     )
 
@@ -105,30 +152,29 @@ def summary_blocks(
     headlines: dict[str, Headline],
     groups: dict[str, list[Configuration]],
     grad: GradientResults | None,
+    recs: list[Recommendation],
 ) -> list[Block]:
     """The "Answers in short" section; questions 4 and 5 only when their numbers were computed."""
     in_range = [answers.in_range(h, groups[d]) for d, h in headlines.items()]
+    confined = ", ".join(approaches.in_range_only())
     blocks: list[Block] = [
         Heading("Answers in short", 2),
         Paragraph(
-            "Read off the tables and figures below; a difference is called only when the 95% "
-            "intervals do not overlap and every contender converged, and a degenerate "
-            "configuration (no better than the constant baseline) is never called the better "
-            "one (see Method)."
+            "A difference is called only when the 95% intervals do not overlap and both rows "
+            "converged; numbers are test means. Detail: sections 1 to 5 and the Method."
         ),
         Paragraph(
-            "**1. In range: do rounding output activations beat classification "
-            "and MSE-then-round?**"
+            "**1. In range: does the best rounding activation (chosen on val) beat "
+            "classification and MSE-then-round?**"
         ),
         Bullets(in_range_bullets(in_range)),
-        Paragraph("**2. The knobs: where does the gradient vanish?**"),
+        Paragraph("**2. The knobs: best value on val, and where the gradient vanishes**"),
         Bullets(knob_bullets(answers.knobs(groups))),
         Paragraph(
-            "**3. Extrapolation: exact match on labels outside the training "
-            f"range** ({', '.join(approaches.in_range_only())} cannot, by construction: "
-            "they have no output for those labels)"
+            f"**3. Extrapolation: exact match outside the training range** ({confined} cannot, "
+            f"by construction; the leader is chosen on this split, {ON_ITS_OWN_SPLIT} above)"
         ),
-        Bullets(extrapolation_bullets(headlines)),
+        Bullets(extrapolation_bullets(recs)),
     ]
     if grad is None:
         return blocks

@@ -2,11 +2,12 @@
 validation score among the rates it was trained at.
 
 Every configuration (dataset, approach, activation, parameters) is trained at each rate of the
-profile's grid, every seed. The rate kept is the one with the best
-:func:`~roundlab.report.selection.selection_key` (highest mean val exact match over finished
-seeds, ties to the lower val MAE, then to the lower rate); test and extrapolation metrics are
-never read. A family swept over a knob thus chooses among (knob values × rates) trials, a family
-without a knob among (rates).
+profile's grid, every seed, plus the rates the sweep added beyond an edge. The rate kept and
+whether it is still at an edge come from the sweep's own rule,
+:func:`roundlab.sweep.rates.choose` (highest mean val exact match over finished seeds, ties to
+the lower val MAE, then to the lower rate), so the report keeps the rate the sweep extended
+towards; test and extrapolation metrics are never read. A family swept over a knob thus chooses
+among (knob values × rates) trials, a family without a knob among (rates).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from roundlab.report.selection import Configuration, selection_key
+from roundlab.report.selection import Configuration
+from roundlab.sweep.rates import Trial, choose
 
 
 def tune(configs: list[Configuration]) -> list[Configuration]:
@@ -34,19 +36,11 @@ def tune(configs: list[Configuration]) -> list[Configuration]:
     tuned = []
     for members in trials.values():
         members = sorted(members, key=lambda c: c.learning_rate)
-        best = min(members, key=selection_key)  # min keeps the first, lowest rate, of a tie
+        choice = choose([Trial.of(c.learning_rate, c.runs) for c in members])
+        best = next(c for c in members if c.learning_rate == choice.rate)
         grid = tuple(c.learning_rate for c in members)
-        tuned.append(replace(best, grid=grid, rate_at_edge=_beats_inner_neighbour(best, members)))
+        tuned.append(replace(best, grid=grid, rate_at_edge=bool(choice.edge)))
     return tuned
-
-
-def _beats_inner_neighbour(best: Configuration, members: list[Configuration]) -> bool:
-    """``best`` is the lowest or highest of two or more rates and strictly better on val than
-    the rate next to it (a tie says nothing about rates outside the grid)."""
-    if len(members) < 2 or best not in (members[0], members[-1]):
-        return False
-    neighbour = members[1] if best is members[0] else members[-2]
-    return selection_key(best) < selection_key(neighbour)
 
 
 def tune_groups(groups: dict[str, list[Configuration]]) -> dict[str, list[Configuration]]:

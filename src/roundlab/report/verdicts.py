@@ -8,6 +8,12 @@ from roundlab.report.selection import Configuration
 from roundlab.report.stats import Interval
 from roundlab.report.winner import Winner
 
+# Why a reference's fit counts as not converged: a statsmodels optimiser that stopped without
+# converging (e.g. on separable data), or LightGBM still improving on val at its last tree.
+REFERENCE_STOP = (
+    "its fit did not converge: statsmodels' optimiser stopped, or LightGBM used every tree"
+)
+
 
 def detectable(mdd: float | None) -> str:
     """``the smallest difference these seeds could detect is 0.042`` (or why there is none)."""
@@ -32,7 +38,7 @@ def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> s
         parts.append(f"{' and '.join(c.title for c in networks)} did not converge {within}")
     references = [c.title for c in configs if c.is_reference]
     if references:
-        parts.append(f"{' and '.join(references)} did not converge (statsmodels' optimiser)")
+        parts.append(f"{' and '.join(references)} did not converge ({REFERENCE_STOP})")
     return "no verdict: " + "; ".join(parts)
 
 
@@ -44,8 +50,23 @@ def degenerate(cfg: Configuration) -> str:
     )
 
 
+def left_out(w: Winner) -> str:
+    """`` (ordered_logit (reference) left out: its fit did not converge ...)``,
+    or nothing when no reference was left out of the column."""
+    if not w.left_out:
+        return ""
+    names = " and ".join(c.label for c in w.left_out)
+    return f" ({names} left out: {REFERENCE_STOP})"
+
+
 def verdict(w: Winner) -> str:
-    """The sentence under a headline table for one column."""
+    """The sentence under a headline table for one column, with the note on the references left
+    out of it."""
+    text = _verdict(w)
+    return text[:-1] + left_out(w) + "." if w.left_out else text
+
+
+def _verdict(w: Winner) -> str:
     what = w.column.title
     if w.leader is None:
         return f"{what}: no finished run has it."

@@ -70,6 +70,18 @@ class OrdinalConfig(ClassificationConfig):
 
 
 @dataclass
+class LightgbmConfig(ClassificationConfig):
+    # multiclass | regression | poisson (roundlab.engine.gbdt), each a run of its own;
+    # max_classes bounds multiclass. What each value means: conf/approach/lightgbm.yaml.
+    method: str = approaches.get("lightgbm").methods[0]
+    learning_rate: float = 0.05
+    num_leaves: int = 31
+    max_trees: int = 2000
+    early_stopping_rounds: int = 50
+    min_data_in_leaf: int = 20
+
+
+@dataclass
 class ModelConfig:
     name: str = "mlp"
     hidden_sizes: list[int] = field(default_factory=lambda: [64, 64])
@@ -95,6 +107,9 @@ class TrainerConfig:
     learning_rate: float = 1e-3
     batch_size: int = 64
     epochs: int = 50
+    # Under early stopping, a run still improving after `epochs` keeps training, by the same
+    # rule, up to max_epochs_factor * epochs (1: stop at `epochs`).
+    max_epochs_factor: int = 4
     # Loss of the regression approach; classification uses cross-entropy, rounding MSE.
     loss: str = "mse"
     huber_delta: float = 1.0
@@ -138,6 +153,10 @@ class SweepConfig:
     # In a multirun, skip every job whose result file is FINISHED (or FAILED for a
     # deterministic reason) with the same fingerprint (roundlab.sweep.resume); false retrains all.
     resume: bool = True
+    # A file listing the result files (relative to results_dir) of the jobs a multirun trains;
+    # its other jobs are dropped before training and leave no result (roundlab.sweep.resume).
+    # The sweep sets it for the rounds of its rate extensions; null: every job runs.
+    only: str | None = None
 
 
 @dataclass
@@ -174,6 +193,7 @@ def register_configs() -> None:
     cs.store(group="schema/approach", name="approach", node=ApproachConfig)
     cs.store(group="schema/approach", name="classification", node=ClassificationConfig)
     cs.store(group="schema/approach", name="ordinal", node=OrdinalConfig)
+    cs.store(group="schema/approach", name="lightgbm", node=LightgbmConfig)
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)

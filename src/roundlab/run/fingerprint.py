@@ -8,7 +8,8 @@ so that a resumed sweep can tell which result files it may keep.
   value stay.
 - K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
   (paths and bytes), so any change to how runs train, or to the data generators, changes it.
-- D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` when training
+- D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` (of the
+  run's resample, ``data/<name>/resample=<r>/``, for a dataset with several) when training
   reads that directory (its meta.json was made from this dataset config), else the dataset config
   and the hashes of its input files (a CSV), from which the job generates the same arrays.
 
@@ -30,8 +31,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import paths
-from roundlab.data import registry, store, to_config
+from roundlab.data import registry, stored_meta, to_config
 from roundlab.results import FAILED, RunResult
 from roundlab.runs import RUN_INDEPENDENT_KEYS
 
@@ -86,16 +86,15 @@ def data_hash(dataset_cfg: Any) -> str:
     ``data/<name>/`` (as :func:`roundlab.data.materialize` decides), else the dataset config and
     its input files' hashes. Raises ValueError for a dataset config that cannot be generated."""
     cfg = to_config(dataset_cfg)
-    params = dataclasses.asdict(cfg)
-    sources = registry.get(cfg.generator).sources(cfg)
-    meta = store.read_meta(paths.data_dir() / cfg.name)
-    if meta is not None and meta.get("params") == params and meta.get("sources") == sources:
+    meta = stored_meta(cfg)
+    if meta is not None:  # the run's own resample, for a dataset with several
         files = {
             split: [entry["x"]["sha256"], entry["y"]["sha256"]]
             for split, entry in meta.get("splits", {}).items()
         }
         return _sha256({"stored": files})
-    return _sha256({"generated": params, "sources": sources})
+    sources = registry.get(cfg.generator).sources(cfg)
+    return _sha256({"generated": dataclasses.asdict(cfg), "sources": sources})
 
 
 def _sha256(tree: Any) -> str:

@@ -25,6 +25,7 @@ from roundlab import approaches, data, paths
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import evaluation, kfold, models, references, session, single
+from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.epoch_log import EpochLog
 from roundlab.engine.memory import check_memory
 from roundlab.engine.xla import use_xla
@@ -82,16 +83,16 @@ def load(dataset_cfg: DictConfig, objective_text: str) -> Dataset:
 
 
 def build(cfg: DictConfig, dataset: Dataset, by_hand: bool = False) -> Fill:
-    """What fills the run's result: a statsmodels fit for a reference approach (no network),
-    its labels checked, else the network's approach, checked against the memory limit, both
+    """What fills the run's result: a reference's fit (no network), its settings and labels
+    checked, else the network's approach, checked against the memory limit, both
     before anything is recorded; ``by_hand`` (not a sweep's job) logs one line per epoch."""
     if approaches.get(cfg.approach.name).is_reference:
-        references.check_labels(cfg.approach.name, dataset.train.y)
+        reference = references.fitter(cfg.approach.name, cfg.approach, cfg.seed, dataset.train.y)
         standardize = cfg.trainer.standardize_features
         kfolds = kfold.method(cfg.trainer.selection, len(dataset.val)) == "kfold"
         return functools.partial(
             references.fit_and_evaluate,
-            cfg.approach.name,
+            reference,
             standardize,
             dataset,
             cv_folds=cfg.trainer.cv_folds if kfolds else None,
@@ -130,18 +131,19 @@ def fit(
         deterministic=trainer.deterministic,
     )
     log.info("XLA compilation %s", "on" if jit else "off")
-    shown = [EpochLog(trainer.epochs)] if by_hand else []
     stopping = early_stopping(trainer.early_stopping)
+    cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
+    shown = [EpochLog(cap)] if by_hand else []
     result.engine = {"name": "single", "jit_compile": jit}
     if kfold.method(trainer.selection, len(dataset.val)) == "holdout":
-        fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown)
+        fitted = single.fit(network, approach, x, y, trainer, stopping, jit, shown, cap)
         evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
         result.engine["selection"] = kfold.holdout_record(len(dataset.val))
         return network
     x_dev, y_dev = kfold.development(dataset, x)
     folds = kfold.assign(y_dev, trainer.cv_folds)
     cv, fitted = single.cross_validate(
-        network, approach, x_dev, y_dev, folds, trainer, stopping, jit, shown
+        network, approach, x_dev, y_dev, folds, trainer, stopping, jit, shown, cap
     )
     evaluation.fill_result(result, fitted, network, approach, x, y, dataset)
     cv.record(result, len(y_dev))

@@ -34,7 +34,8 @@ log = logging.getLogger(__name__)
 class Recording:
     """One run's record from its start: ``result`` is filled by training and written, with its
     MLflow run ended, by :meth:`close`. ``sweep_dir`` makes the MLflow run a child of that
-    sweep's parent run; ``dataset``, the run's data, is its MLflow dataset input; ``track=False``
+    sweep's parent run; ``dataset``, the run's data, is its MLflow dataset input and gives the
+    result its ``labels`` (every run that loaded data records them); ``track=False``
     leaves opening the MLflow run to :meth:`start_tracking`."""
 
     def __init__(
@@ -58,6 +59,7 @@ class Recording:
             activation=key.activation,
             activation_params=key.activation_params,
             config=OmegaConf.to_container(cfg),
+            labels=dataset.labels() if dataset is not None else {},
             versions=package_versions(),
             device=device,
         )

@@ -15,6 +15,9 @@ from roundlab.paths import atomic_write
 from roundlab.results import FAILED, FINISHED
 
 STATUS_FILE = "roundlab_status.json"
+# A job of a multirun's cross product that is not on its allow-list (``sweep.only``): it ran
+# nothing and wrote no result, so it is neither a success nor a failure and is not counted.
+SKIPPED = "SKIPPED"
 
 
 def write_status(
@@ -31,9 +34,10 @@ def write_status(
 
 def job_statuses(sweep_dir: Path, since: float = 0.0) -> list[dict[str, Any]]:
     """One record per job of the sweep started at ``since`` (a time.time() value): its status
-    file, or a failure for a job directory that has none."""
+    file, or a failure for a job directory that has none; skipped jobs are left out."""
     sweep_dir = Path(sweep_dir)
     records = [json.loads(p.read_text()) for p in sorted(sweep_dir.rglob(STATUS_FILE))]
+    records = [r for r in records if r["status"] != SKIPPED]
     for overrides in sorted(sweep_dir.rglob(".hydra/overrides.yaml")):
         job_dir = overrides.parent.parent
         if overrides.stat().st_mtime >= since and not (job_dir / STATUS_FILE).is_file():
@@ -42,6 +46,8 @@ def job_statuses(sweep_dir: Path, since: float = 0.0) -> list[dict[str, Any]]:
 
 
 def finished_jobs(sweep_dir: Path) -> tuple[int, int]:
-    """``(done, failed)``: the jobs that left a status file so far (running jobs have none)."""
+    """``(done, failed)``: the jobs that left a status file so far (running jobs have none),
+    skipped jobs left out."""
     records = [json.loads(p.read_text()) for p in Path(sweep_dir).rglob(STATUS_FILE)]
+    records = [r for r in records if r["status"] != SKIPPED]
     return len(records), sum(r["status"] != FINISHED for r in records)

@@ -92,6 +92,7 @@ def _rules(cfg: DictConfig) -> list[tuple[str, Any, bool, str]]:
         ("model.dropout", m.dropout, 0.0 <= m.dropout < 1.0, "must be in [0, 1)"),
         ("trainer.batch_size", t.batch_size, t.batch_size >= 1, "must be >= 1"),
         ("trainer.epochs", t.epochs, t.epochs >= 1, "must be >= 1"),
+        ("trainer.max_epochs_factor", t.max_epochs_factor, t.max_epochs_factor >= 1, MIN_1),
         ("trainer.max_memory_mb", t.max_memory_mb, t.max_memory_mb > 0, "must be > 0"),
         ("trainer.loss", t.loss, t.loss in LOSSES, f"must be one of {LOSSES}"),
         ("trainer.huber_delta", t.huber_delta, t.huber_delta > 0, "must be > 0"),
@@ -191,6 +192,9 @@ def _check_optimizer(name: str) -> None:
             f"trainer.optimizer must name a Keras optimizer (adam, sgd, rmsprop, ...). "
             f"Received: trainer.optimizer={name!r}"
         ) from err
+
+
+MIN_1 = "must be >= 1"
 
 
 def _fail(key: str, value: Any, rule: str) -> None:

@@ -180,6 +180,11 @@ class Predictor:
         """From a result file (its model beside it, or at ``model_file``)."""
         keras_objects.register()
         result = results.read(result_path)
+        if result.approach in approaches.references():
+            raise InputError(
+                f"{result_path} is a reference fit: references save no network to predict with. "
+                f"Received: approach={result.approach}"
+            )
         if not result.model:
             raise InputError(
                 f"{result_path} must be a finished run that saved its model. "

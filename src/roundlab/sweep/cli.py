@@ -1,7 +1,8 @@
 """``python -m roundlab.sweep``: the DVC sweep stage's command.
 
 Runs the active profile (params.yaml ``profile``, its entry in profiles.yaml beside it) as
-Hydra multiruns (:mod:`roundlab.sweep.runner`). ``--dry-run`` prints the commands and how the
+Hydra multiruns (:mod:`roundlab.sweep.runner`), then its rate extensions. ``--dry-run`` prints
+the planned commands (the extensions depend on results, so it only announces them) and how the
 launcher will group each multirun's jobs, from the same configs and the same grouping function
 (:mod:`roundlab.sweep.preview`), without training; ``--profile NAME`` runs another profile
 without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from roundlab import interruption, paths
 from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
+from roundlab.sweep import resamples
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import load_profile
 from roundlab.sweep.runner import failed_jobs_exit, run
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     root = paths.project_root()
     try:
         profile = load_profile(args.params or root / "params.yaml", args.profile)
-        plan(profile)  # checks the activations against the catalogue
+        # checks the activations against the catalogue, and the datasets' resamples
+        plan(profile, resamples_of=resamples.from_configs)
     except ValueError as err:  # the message names the key and the value: no traceback
         print(f"config error: {err}", file=sys.stderr)
         return 2
@@ -78,11 +81,16 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         from roundlab.sweep import preview
 
-        for m in plan(profile):
+        for m in plan(profile, resamples_of=resamples.from_configs):
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)
             print(shlex.join(["python", *cmd[1:]]))
             for line in preview.describe(m, profile, cmd):
                 print(f"  {line}")
+        if profile.rate_extensions:
+            print(
+                f"then rounds of rate extensions (up to {profile.rate_extensions} rate(s) beyond "
+                "each edge of the grid), planned from the result files as the rounds go"
+            )
         return 0
     try:
         manifest = run(profile, results_dir, sweep_root, args.fresh)

@@ -5,7 +5,8 @@ rate and the value of the output activation's parameter: same dataset and its co
 approach, activation, architecture and other trainer settings. Each member keeps its own seed
 (initial weights and shuffling), learning rate and parameter value. Jobs that cannot be
 stacked (numpy-backed activations anywhere, dropout, mixed precision) train one at a time
-through the ordinary path, and so are the references (statsmodels fits, no network).
+through the ordinary path, and so are the references (statsmodels and LightGBM fits, no
+network).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
     if cfg is None:
         return "its config does not validate"
     if approaches.get(cfg.approach.name).is_reference:
-        return f"approach={cfg.approach.name} is a statsmodels fit, not a network"
+        name = cfg.approach.name
+        return f"approach={name} is a reference (a statsmodels or LightGBM fit), not a network"
     numpy_backed = activations.numpy_backed(cfg.model.hidden_activation, output_activation(cfg))
     if numpy_backed:
         return f"numpy-backed activations {numpy_backed} run on the host, one job at a time"

@@ -5,7 +5,9 @@ and in the output activation's parameter train as one stacked program.
 Each job still runs through Hydra's ``run_job`` (its output directory, ``.hydra`` files,
 callbacks and ``JobReturn``), so sweepers and callbacks see what the basic launcher gives them;
 for a stacked job the task only records the member's result. Jobs that cannot be stacked, and
-jobs whose config fails validation, run the ordinary task function one at a time.
+jobs whose config fails validation, run the ordinary task function one at a time. Jobs not on
+the multirun's allow-list (``sweep.only``, :func:`roundlab.sweep.resume.wanted`) are dropped
+before any of this: no output directory, no result, no return.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from roundlab.interruption import Interrupted, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.sweep import grouping, vectorized
 from roundlab.sweep.jobs import job_configs, schedule, training_configs
+from roundlab.sweep.resume import wanted
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +37,8 @@ def launch(
     launcher: Any, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
 ) -> list[JobReturn]:
     """Run the jobs of ``launcher`` (set up by Hydra: config, hydra_context, task_function,
-    max_members): reused jobs (:mod:`roundlab.sweep.resume`) first, never joining a group, then
-    stacked groups, then the jobs that train alone; returns in job order."""
+    max_members) on its allow-list: reused jobs (:mod:`roundlab.sweep.resume`) first, never
+    joining a group, then stacked groups, then the jobs that train alone; returns in job order."""
     setup_globals()
     configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
     Path(str(launcher.config.hydra.sweep.dir)).mkdir(parents=True, exist_ok=True)
@@ -45,6 +48,10 @@ def launch(
         job_overrides,
         initial_job_idx,
     )
+    kept = [job for job in jobs if wanted(job)]
+    if len(kept) < len(jobs):
+        log.info("%d of %d job(s) dropped: not on sweep.only", len(jobs) - len(kept), len(jobs))
+    jobs = kept
     cfgs = training_configs(jobs)
     reused, groups, alone = schedule(cfgs, launcher.max_members)
     for line in grouping.describe(cfgs, groups, alone):

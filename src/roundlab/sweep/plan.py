@@ -4,7 +4,10 @@ The grid is datasets × approaches × activation parameters × learning rates ×
 multirun for the plain approaches without a rounding activation, one per approach with methods
 (ordinal: corn and coral), one for the parameterless rounding activations, and one per
 activation with a parameter, each over every dataset, learning rate and seed of the profile;
-the references (statsmodels fits) share one multirun at one seed and rate. Few multiruns means
+the references (statsmodels fits) share one multirun at one seed and rate. A dataset with R > 1
+resamples (:mod:`roundlab.data.resamples`) runs every job at each ``dataset.resample=0..R-1``;
+datasets with different R, like datasets with different overrides, get their own multiruns.
+Few multiruns means
 few processes, and each process pays TensorFlow's import once. Every multirun writes to
 ``<sweep root>/<family>``: deterministic, so a rerun overwrites it instead of piling up
 timestamped directories.
@@ -13,6 +16,7 @@ timestamped directories.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,14 +26,25 @@ from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
 
+# The allow-list of a multirun whose runs are part of its grid (the rate extensions,
+# roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
+# the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
+ONLY_FILE = "_only.yaml"
+# (dataset, its profile overrides) -> its number of resamples
+ResamplesOf = Callable[[str, tuple[str, ...]], int]
+
 
 @dataclass(frozen=True)
 class Multirun:
-    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid."""
+    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid;
+    ``round``: 0 for a planned multirun, n for one of the n-th round of rate extensions
+    (:mod:`roundlab.sweep.extend`), whose ``runs`` are part of its grid, the others dropped
+    (:data:`ONLY_FILE`)."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
+    round: int = 0
 
     @property
     def once(self) -> bool:
@@ -56,18 +71,30 @@ def activation_param(name: str) -> str | None:
     return activations.spec(name).param
 
 
-def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
-    """The multiruns that cover the profile's grid. Datasets that share their overrides share
-    multiruns. ``param_of`` gives an activation's parameter name (None if it has none). A
-    reference is fitted once per dataset, at the profile's first seed and the trainer's default
-    learning rate: neither changes a deterministic fit, so the report never tunes it."""
-    groups: dict[tuple[str, ...], list[str]] = {}
+def plan(
+    profile: Profile, param_of=activation_param, *, resamples_of: ResamplesOf
+) -> list[Multirun]:
+    """The multiruns that cover the profile's grid. Datasets that share their overrides and
+    their number of resamples share multiruns. ``param_of`` gives an activation's parameter
+    name (None if it has none), ``resamples_of(dataset, overrides)`` a dataset's number of
+    resamples: the sweep's :func:`roundlab.sweep.resamples.from_configs`, the report's what
+    its result files show (the report reads no dataset config). A reference is fitted once per
+    dataset (and resample), at the profile's first seed and the trainer's default learning
+    rate: neither changes a deterministic fit, so the report never tunes it."""
+    groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
-        groups.setdefault(profile.dataset_overrides.get(d, ()), []).append(d)
+        extra = profile.dataset_overrides.get(d, ())
+        groups.setdefault((extra, resamples_of(d, extra)), []).append(d)
     out = []
-    for extra, datasets in groups.items():
+    for (extra, total), datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
-        data = (f"dataset={','.join(datasets)}", *(f"dataset.{o}" for o in extra))
+        # None: a dataset without resamples, whose runs name none.
+        picks = (None,) if total == 1 else tuple(range(total))
+        data = (
+            f"dataset={','.join(datasets)}",
+            *(f"dataset.{o}" for o in extra),
+            *([f"dataset.resample={','.join(map(str, picks))}"] if total > 1 else []),
+        )
         grid = (
             f"trainer.learning_rate={_values(profile.learning_rates)}",
             f"seed={','.join(map(str, profile.seeds))}",
@@ -75,7 +102,12 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
         once = (f"trainer.learning_rate={DEFAULT_LEARNING_RATE:g}", f"seed={profile.seeds[0]}")
         for m in _families(profile, tuple(datasets), param_of):
             rates = (DEFAULT_LEARNING_RATE,) if m.once else profile.learning_rates
-            runs = tuple(replace(run, learning_rate=lr) for run in m.runs for lr in rates)
+            runs = tuple(
+                replace(run, learning_rate=lr, resample=r)
+                for run in m.runs
+                for lr in rates
+                for r in picks
+            )
             common = (data[0], *(once if m.once else grid), *data[1:])
             out.append(Multirun(m.family + suffix, (*m.overrides, *common), runs))
     return out
@@ -83,8 +115,8 @@ def plan(profile: Profile, param_of=activation_param) -> list[Multirun]:
 
 def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Multirun]:
     """The approaches without an output activation: the plain networks share one multirun, an
-    approach with methods (ordinal: corn, coral) has its own over every method, and the
-    references share one run at the first seed."""
+    approach with methods (ordinal: corn, coral; the reference lightgbm, at the first seed) has
+    its own over every method, and the other references share one run at the first seed."""
     seeds, out = profile.seeds, []
     specs = [approach_catalogue.get(a) for a in profile.approaches]
     plain = [s.name for s in specs if not s.methods and not s.is_reference]
@@ -92,15 +124,16 @@ def _approach_families(profile: Profile, datasets: tuple[str, ...]) -> list[Mult
         runs = tuple(RunKey.of(d, a, seed=s) for d in datasets for a in plain for s in seeds)
         out.append(Multirun("approaches", (f"approach={','.join(plain)}",), runs))
     for spec in (s for s in specs if s.methods):
+        planned = seeds[:1] if spec.is_reference else seeds  # a deterministic fit: once
         runs = tuple(
             RunKey.of(d, spec.name, seed=s, method=m)
             for d in datasets
             for m in spec.methods
-            for s in seeds
+            for s in planned
         )
         overrides = (f"approach={spec.name}", f"approach.method={','.join(spec.methods)}")
         out.append(Multirun(spec.name, overrides, runs))
-    references = [s.name for s in specs if s.is_reference]
+    references = [s.name for s in specs if s.is_reference and not s.methods]
     if references:
         runs = tuple(RunKey.of(d, a, seed=seeds[0]) for d in datasets for a in references)
         out.append(Multirun("references", (f"approach={','.join(references)}",), runs))
@@ -183,6 +216,8 @@ def command(
     ]
     if fresh:
         cmd.append("sweep.resume=false")
+    if m.round:
+        cmd.append(f"sweep.only={sweep_root / m.family / ONLY_FILE}")
     cmd.append(f"hydra/launcher={profile.launcher}")
     if profile.launcher == "joblib":
         cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")

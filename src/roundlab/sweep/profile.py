@@ -20,6 +20,7 @@ from roundlab import approaches as approach_catalogue
 from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, check_name
 from roundlab.sweep import profile_fields as fields
+from roundlab.sweep.rates import DEFAULT_EXTENSIONS
 
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
@@ -40,6 +41,7 @@ PROFILE_KEYS = {
     "launcher",
     "max_members",
     "tracking",
+    "rate_extensions",
 }
 # The vectorised launcher's default group size (its Hydra config holds the same number).
 DEFAULT_MAX_MEMBERS = 32
@@ -60,7 +62,9 @@ class Profile:
     one stacked program of at most ``max_members`` members), ``basic`` (one job after another)
     or ``joblib`` (``jobs`` processes at once); ``processes``: how many multiruns run at once
     (a stacked program of small networks keeps about one core busy, so two use a 2-core
-    machine; their runs and results are the same as one after another).
+    machine; their runs and results are the same as one after another);
+    ``rate_extensions``: how many rates beyond each edge of ``learning_rates`` a configuration
+    whose choice sits at that edge may be trained at (:mod:`roundlab.sweep.extend`; 0: none).
     """
 
     name: str
@@ -76,6 +80,7 @@ class Profile:
     launcher: str = "vectorized"
     max_members: int | None = None
     tracking: bool = True
+    rate_extensions: int = DEFAULT_EXTENSIONS
 
 
 def load_profile(params_file: Path, name: str | None = None) -> Profile:
@@ -141,6 +146,7 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         launcher=launcher,
         max_members=max_members,
         tracking=fields.boolean(name, raw, "tracking", True),
+        rate_extensions=fields.count(name, raw, "rate_extensions", DEFAULT_EXTENSIONS),
     )
 
 

@@ -45,6 +45,14 @@ def integer(profile: str, raw: Mapping[str, Any], key: str, default: int) -> int
     return value
 
 
+def count(profile: str, raw: Mapping[str, Any], key: str, default: int) -> int:
+    """An integer >= 0 (True and 1.0 are not integers here)."""
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        _fail(profile, key, value, "must be an integer >= 0")
+    return value
+
+
 def seeds(profile: str, raw: Mapping[str, Any]) -> tuple[int, ...]:
     value = raw.get("seeds", _ABSENT)
     good = (
@@ -107,7 +115,7 @@ def check_override(where: str, text: str) -> None:
     sets itself (``results_dir``, ``hydra.*``)."""
     key, _, value = text.partition("=")
     key = key.lstrip("+~").split("@")[0].strip()
-    if key == "results_dir" or key.startswith(("hydra.", "hydra/")):
+    if key in ("results_dir", "sweep.only") or key.startswith(("hydra.", "hydra/")):
         raise ConfigError(
             f"{where} must not set {key}: the sweep sets where every multirun writes. "
             f"Received: {text!r}"

@@ -18,14 +18,22 @@ A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false
 
 Everything else trains. Only multiruns resume; a single ``python -m roundlab.train`` always
 trains.
+
+A multirun given ``sweep.only`` (a file listing result files relative to ``results_dir``; the
+sweep's rate extensions, :mod:`roundlab.sweep.extend`) trains only the jobs whose result file
+is listed (:func:`wanted`): the others of its cross product are dropped before they train and
+leave no result file. The vectorised launcher drops them from its job list; with the other
+launchers the job returns at once (:data:`roundlab.run.status.SKIPPED`).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
 from omegaconf import DictConfig
 
 from roundlab import results
@@ -75,6 +83,26 @@ def reuse(cfg: DictConfig, job_dir: Path) -> RunResult | None:
         found.status,
     )
     return found
+
+
+def wanted(cfg: DictConfig) -> bool:
+    """The job's result file is on its multirun's allow-list (``sweep.only``), or there is none.
+    A config whose run cannot be named is kept: training reports what is wrong with it."""
+    only = cfg.sweep.get("only")
+    if not only:
+        return True
+    try:
+        path = RunKey.from_config(cfg).result_path(".").as_posix()
+    except Exception:
+        return True
+    return path in _allowed(str(only))
+
+
+@functools.cache
+def _allowed(only: str) -> frozenset[str]:
+    """The allow-list file's entries: read once per process (the sweep writes it before the
+    multirun starts and never changes it while it runs)."""
+    return frozenset(yaml.safe_load(Path(only).read_text()) or ())
 
 
 def reusable_jobs(cfgs: Sequence[DictConfig | None]) -> set[int]:

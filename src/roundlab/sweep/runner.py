@@ -11,11 +11,21 @@ of the same plan to the next, so a resumed sweep that reuses every run leaves re
 byte-identical. What does change (commands, exit codes, wall times, how many jobs were reused)
 goes to ``multirun/_sweep_log.yaml``.
 
+After the planned multiruns, the rate extensions run in rounds (:mod:`roundlab.sweep.extend`):
+each round reads the result files, trains the next rate outward for every configuration whose
+chosen rate sits at an edge of its grid and beats its neighbour on val, and adds those runs to
+the manifest's ``planned`` (rewritten atomically after each round), until no configuration
+extends. The log and the terminal say which round each multirun belongs to and how many
+extension runs it trained.
+
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
 changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and the
-temporary files of killed writes, are removed first: ``results/`` holds exactly the plan.
+temporary files of killed writes, are removed first, except those an extension could plan again
+(:func:`roundlab.sweep.extend.candidates`: the same rounds, from the same result files, reuse
+them); once the rounds end, result files no round planned are removed too: ``results/`` holds
+exactly the plan.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -35,9 +45,10 @@ import yaml
 
 from roundlab import interruption, paths, results
 from roundlab.run.status import finished_jobs
-from roundlab.sweep import children, lock, tracking_check
+from roundlab.runs import RunKey
+from roundlab.sweep import children, extend, lock, resamples, tracking_check
 from roundlab.sweep.housekeeping import prune, reused_jobs
-from roundlab.sweep.plan import Multirun, command, plan
+from roundlab.sweep.plan import ONLY_FILE, Multirun, command, plan
 from roundlab.sweep.profile import Profile
 from roundlab.sweep.progress import QUIET_ENV, Progress
 from roundlab.tracking.store import PROFILE_ENV, prepare_store
@@ -67,16 +78,19 @@ def environment(profile: Profile) -> dict[str, str]:
     return env
 
 
-def prepare(results_dir: Path, sweep_root: Path, multiruns: list[Multirun]) -> list[Path]:
+def prepare(
+    results_dir: Path, sweep_root: Path, multiruns: list[Multirun], keep: Sequence[RunKey] = ()
+) -> list[Path]:
     """Keep ``results_dir`` to the plan: remove result files of runs no longer planned (they
-    would be read as part of this grid), stale ``.tmp`` files and the old manifest, and this
-    sweep's own multirun directories. Planned result files stay for the jobs to reuse. Returns
-    the removed result files."""
+    would be read as part of this grid) except ``keep`` (the runs an extension could plan), stale
+    ``.tmp`` files and the old manifest, and this sweep's own multirun directories, the rate
+    extensions' too. Planned result files stay for the jobs to reuse. Returns the removed
+    result files."""
     planned = [p for m in multiruns for p in m.result_files(results_dir)]
-    removed = prune(results_dir, planned)
+    removed = prune(results_dir, planned + [k.result_path(results_dir) for k in keep])
     (results_dir / MANIFEST).unlink(missing_ok=True)
-    for m in multiruns:
-        shutil.rmtree(sweep_root / m.family, ignore_errors=True)
+    for family in [m.family for m in multiruns] + [extend.EXTENSIONS_DIR]:
+        shutil.rmtree(sweep_root / family, ignore_errors=True)
     results_dir.mkdir(parents=True, exist_ok=True)
     sweep_root.mkdir(parents=True, exist_ok=True)
     return removed
@@ -132,6 +146,7 @@ def _run_multiruns(
 def _log_entry(launched: _Launched) -> dict[str, Any]:
     return {
         "family": launched.multirun.family,
+        "round": launched.multirun.round,
         "runs": len(launched.multirun.runs),
         "reused": reused_jobs(launched.sweep_dir),
         "exit_code": launched.process.returncode,
@@ -165,53 +180,82 @@ def run(
 def _run(
     profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool, tracking_uri: str
 ) -> dict[str, Any]:
-    multiruns = plan(profile)
-    removed = prepare(results_dir, sweep_root, multiruns)
+    multiruns = plan(profile, resamples_of=resamples.from_configs)
+    removed = prepare(results_dir, sweep_root, multiruns, extend.candidates(profile, multiruns))
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
-    planned = [
-        p.relative_to(results_dir).as_posix()
-        for m in multiruns
-        for p in m.result_files(results_dir)
-    ]
-    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
-    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
+    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": []}
+    _add_planned(manifest, multiruns, results_dir)
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
         _prepare_store(tracking_uri)
     started = time.perf_counter()
-    progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
 
     def start(m: Multirun) -> _Launched:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
+        if m.round:
+            paths.atomic_write(sweep_root / m.family / ONLY_FILE, extend.allow_list(m))
         print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
         process = subprocess.Popen(cmd, env=env, **children.popen_options())
         return _Launched(m, cmd, process, sweep_root / m.family)
 
-    def report(started_: list[Multirun]) -> None:
-        counts = [finished_jobs(sweep_root / m.family) for m in started_]
-        progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
+    log, batch, done = [], multiruns, []
+    while batch:
+        n = batch[0].round
+        progress = Progress(sum(len(m.runs) for m in batch), f"sweep round {n}" if n else "sweep")
 
-    log = _run_multiruns(multiruns, profile, start, report)
-    progress.close()
+        def report(started_: list[Multirun], progress: Progress = progress) -> None:
+            counts = [finished_jobs(sweep_root / m.family) for m in started_]
+            progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
+
+        log += _run_multiruns(batch, profile, start, report)
+        progress.close()
+        done += batch
+        if any(r["exit_code"] != 0 for r in log):
+            break  # an incomplete round says nothing sure about the rates: a rerun resumes
+        batch = extend.extensions(profile, done, results_dir, n + 1)
+        if batch:
+            _add_planned(manifest, batch, results_dir)
+            print(
+                f"sweep round {n + 1}: {sum(len(m.runs) for m in batch)} extension runs "
+                f"(the next rate beyond an edge its configuration chose) in {len(batch)} "
+                "multirun(s)",
+                flush=True,
+            )
     wall = round(time.perf_counter() - started, 1)
     paths.atomic_write(
         sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
     )
+    planned = manifest["planned"]
+    broken = [r["family"] for r in log if r["exit_code"] != 0]
+    if not broken:  # the extension candidates no round planned
+        prune(results_dir, [results_dir / p for p in planned])
     missing = [p for p in planned if not (results_dir / p).is_file()]
     reused = sum(r["reused"] for r in log)
+    extra = sum(r["runs"] for r in log if r["round"])
+    rounds = max((r["round"] for r in log), default=0)
+    extended = f" ({extra} of the runs rate extensions, in {rounds} round(s))" if rounds else ""
     print(
         f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
-        f"{reused} reused, in {wall:.0f} s",
+        f"{reused} reused, in {wall:.0f} s{extended}",
         flush=True,
     )
-    broken = [r["family"] for r in log if r["exit_code"] != 0]
     if broken:
         raise RuntimeError(
             f"every multirun must exit cleanly. Received: errors in {broken} "
             f"(see the output above and {sweep_root}/<family>)"
         )
     return manifest
+
+
+def _add_planned(manifest: dict[str, Any], multiruns: list[Multirun], results_dir: Path) -> None:
+    """Add the runs of ``multiruns`` to the manifest's ``planned`` and write it (atomically)."""
+    manifest["planned"] += [
+        p.relative_to(results_dir).as_posix()
+        for m in multiruns
+        for p in m.result_files(results_dir)
+    ]
+    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
 
 
 def _prepare_store(uri: str) -> None:

@@ -24,6 +24,7 @@ from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import evaluation, kfold, models, session, single, stacked, stacked_kfold
+from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
@@ -95,6 +96,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     group = TrainedGroup(
         list(cfgs), approach, network, dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0
     )
+    stopping = early_stopping(trainer.early_stopping)
+    cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
     train = {
         "hidden_sizes": tuple(first.model.hidden_sizes),
         "hidden_activation": first.model.hidden_activation,
@@ -102,8 +105,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         "optimizer": trainer.optimizer,
         "learning_rate": trainer.learning_rate,
         "batch_size": trainer.batch_size,
-        "epochs": trainer.epochs,
-        "early_stopping": early_stopping(trainer.early_stopping),
+        "epochs": cap,
+        "early_stopping": stopping,
         "jit_compile": jit,
     }
     group.selection = kfold.holdout_record(len(dataset.val))
@@ -128,9 +131,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         for outcome in outcomes:
             group.weights.append(outcome.weights)
             group.errors.append(outcome.error)
-            group.fits.append(
-                Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, trainer.epochs)
-            )
+            group.fits.append(Fitted(outcome.history, outcome.best_epoch, outcome.epochs_run, cap))
     group.seconds_per_member = (time.perf_counter() - started) / len(cfgs)
     return group
 

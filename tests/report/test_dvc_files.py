@@ -1,0 +1,45 @@
+"""The files DVC reads: one metrics file per headline row, methods keyed apart."""
+
+from __future__ import annotations
+
+import json
+
+from test_ordinal_and_reference_rows import count_headline
+
+from roundlab.report.dvc_files import metric_key, write_metrics
+from roundlab.report.selection import Configuration
+
+
+def test_an_approach_with_methods_gets_a_metrics_key_per_method():
+    keys = [
+        metric_key(Configuration("count", "ordinal", None, {}, method="corn")),
+        metric_key(Configuration("count", "ordinal", None, {}, method="coral")),
+        metric_key(Configuration("count", "lightgbm", None, {}, method="poisson")),
+        metric_key(Configuration("count", "rounding", "ste_round", {})),
+        metric_key(Configuration("count", "regression", None, {})),
+    ]
+    assert keys == [
+        "ordinal-corn",
+        "ordinal-coral",
+        "lightgbm-poisson",
+        "rounding-ste_round",
+        "regression",
+    ]
+
+
+def test_corn_and_coral_each_have_their_own_metrics_file(tmp_path):
+    h, _ = count_headline()
+    paths = write_metrics({"count": h}, tmp_path)
+    files = {p.stem: json.loads(p.read_text()) for p in paths}
+    assert sorted(files) == [
+        "baseline",
+        "classification",
+        "glm_poisson",
+        "ordered_logit",
+        "ordinal-coral",
+        "ordinal-corn",
+        "poisson",
+        "regression",
+    ]
+    assert files["ordinal-corn"]["count"]["exact_match"] == 0.7
+    assert files["ordinal-coral"]["count"]["exact_match"] == 0.65
