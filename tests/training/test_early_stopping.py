@@ -79,7 +79,10 @@ def test_a_run_still_improving_at_the_budget_keeps_training_up_to_the_cap(compos
     from roundlab.train import train
 
     # A learning rate this small improves val_loss every epoch: the rule never fires.
-    still = train(compose("approach=regression", "trainer.epochs=3", "trainer.learning_rate=1e-4"))
+    cap = "trainer.max_epochs_factor=4"
+    still = train(
+        compose("approach=regression", "trainer.epochs=3", "trainer.learning_rate=1e-4", cap)
+    )
     assert still.epochs_run == len(still.history["loss"]) == 12 and still.best_epoch == 11
     assert still.converged is False
     # A run the rule stops within the budget is untouched by the cap.
@@ -89,7 +92,7 @@ def test_a_run_still_improving_at_the_budget_keeps_training_up_to_the_cap(compos
         "trainer.learning_rate=0.2",
         "trainer.early_stopping.patience=2",
     )
-    capped = train(compose(*fast))
+    capped = train(compose(*fast, cap))
     uncapped = train(compose(*fast, "trainer.max_epochs_factor=1"))
     assert capped.epochs_run < 30 and capped.history == uncapped.history
 
@@ -99,7 +102,14 @@ def test_a_group_member_still_improving_continues_past_the_budget_as_alone(compo
     from roundlab.sweep import vectorized
 
     cfgs = [
-        resolve(compose("approach=regression", "trainer.epochs=3", f"trainer.learning_rate={lr}"))
+        resolve(
+            compose(
+                "approach=regression",
+                "trainer.epochs=3",
+                "trainer.max_epochs_factor=4",
+                f"trainer.learning_rate={lr}",
+            )
+        )
         for lr in (1e-4, 0.2)
     ]
     group = vectorized.train_group(cfgs)
