@@ -98,7 +98,7 @@ class EarlyStoppingConfig:
     enabled: bool = True
     monitor: str = "val_loss"
     patience: int = 10
-    min_delta: float = 0.0
+    min_delta: float = 1e-4
 
 
 @dataclass
