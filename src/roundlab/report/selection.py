@@ -134,7 +134,18 @@ class Configuration:
 
     def metric(self, split: str, name: str) -> Interval:
         """The metric over finished seeds; a split the dataset lacks gives ``n == 0``. A
-        reference's value is exact: a deterministic fit has no spread over seeds."""
+        reference's value is exact: a deterministic fit has no spread over seeds.
+
+        Over resamples (a dataset cut R times) the seeds of one resample share its split, so
+        they are not independent replicates: the interval is over the R per-resample means
+        (seeds averaged within each), and a reference has the spread of its R fits."""
+        values: dict[int | None, list[float]] = defaultdict(list)
+        for r in self.finished:
+            value = r.metrics.get(split, {}).get(name)
+            if value is not None and math.isfinite(value):
+                values[(r.config.get("dataset") or {}).get("resample")].append(float(value))
+        if len(values) > 1:
+            return mean_ci(sum(vs) / len(vs) for vs in values.values())
         iv = mean_ci(
             r.metrics.get(split, {}).get(name) for r in self.finished if split in r.metrics
         )
