@@ -171,6 +171,19 @@ def test_method_states_grid_trials_budget_and_each_tables_detectable_difference(
     assert "Every configuration converged." in text
 
 
+def test_method_states_how_far_a_run_still_improving_extends_its_budget():
+    runs = synthetic_runs()
+    for run in runs:
+        run.config["trainer"] = {**run.config["trainer"], "max_epochs_factor": 4}
+    groups = _groups(runs)
+    p = protocol(runs, groups, {d: headline(d, c) for d, c in groups.items()})
+    assert p.epoch_factors == (4,)
+    assert (
+        f"one maximum budget of {EPOCHS} epochs for every approach, which a run still improving "
+        "at its end extends, by the same rule, to 4 times as many"
+    ) in _text(method_blocks(p))
+
+
 def test_identical_values_on_every_seed_are_called_tied_not_indistinguishable():
     runs = [_run("count", a, s, 0.5, 0.5) for a in ("classification", "regression") for s in (0, 1)]
     for r in runs:

@@ -45,5 +45,5 @@ def test_an_unconverged_reference_is_left_out_with_a_note_and_blocks_nothing():
     assert verdict(w) == (
         "test exact match: **classification** is best; its interval does not overlap the "
         "runner-up's (regression) (ordered_logit (reference) left out: its fit did not converge: "
-        "statsmodels' optimiser stopped, or LightGBM used every tree)."
+        "statsmodels' optimiser stopped)."
     )

@@ -12,7 +12,7 @@ from roundlab.report.datasets import ranges
 from roundlab.report.document import Block, Bullets, Heading, Paragraph
 from roundlab.report.protocol import Protocol, TablePower
 from roundlab.report.stats import ALPHA, POWER
-from roundlab.report.verdicts import REFERENCE_STOP
+from roundlab.report.verdicts import reference_stop
 from roundlab.sweep.rates import BOUNDS, FACTOR
 
 MDD_FORMULA = "(t_{1−α/2, df} + t_{power, df}) · sqrt(s1²/n1 + s2²/n2), df = n1 + n2 − 2"
@@ -45,6 +45,11 @@ def _training(p: Protocol) -> str:
         budget = f"one maximum budget of {p.epochs[0]} epochs for every approach"
     else:
         budget = f"maximum budgets of {_numbers(p.epochs)} epochs (they differ between runs)"
+    if p.epoch_factors and p.epoch_factors != (1,):
+        budget += (
+            f", which a run still improving at its end extends, by the same rule, to "
+            f"{_numbers(p.epoch_factors)} times as many"
+        )
     return f"**Training.** Every run: {stopping}; {budget}."
 
 
@@ -151,7 +156,7 @@ def _convergence(p: Protocol) -> list[Block]:
     if not p.unconverged:
         return [Paragraph(intro + " Every configuration converged.")]
     rows = tuple(
-        f"{c.dataset}: {c.title}: {REFERENCE_STOP}"
+        f"{c.dataset}: {c.title}: {reference_stop(c)}"
         if c.is_reference
         else f"{c.dataset}: {c.title}, learning rate {c.learning_rate:g}: {k} of "
         f"{len(c.finished)} seeds at the budget of {c.epochs} epochs"

@@ -34,6 +34,8 @@ class Protocol:
     rates_per_configuration: tuple[int, ...]  # distinct numbers of rates a configuration got
     trials: dict[str, tuple[int, ...]]  # family -> distinct (settings × rates) over datasets
     epochs: tuple[int, ...]  # distinct maximum epoch budgets
+    # distinct max_epochs_factor: a run still improving at the budget trains on to it
+    epoch_factors: tuple[int, ...]
     early_stopping: tuple[dict[str, Any], ...]  # distinct early-stopping settings
     unconverged: list[tuple[Configuration, int]]  # (tuned configuration, seeds at the budget)
     degenerate: list[Configuration]  # headline rows no better than the constant baseline
@@ -86,6 +88,7 @@ def protocol(
         rates_per_configuration=tuple(sorted({c.trials for c in networks})),
         trials=_trials(groups),
         epochs=tuple(sorted({int(e) for e in _trainer(runs, "epochs")})),
+        epoch_factors=tuple(sorted({int(f) for f in _trainer(runs, "max_epochs_factor")})),
         early_stopping=_distinct_settings(_trainer(runs, "early_stopping")),
         unconverged=stuck,
         degenerate=[c for h in headlines.values() for c in h.rows if c.degenerate],

@@ -8,11 +8,18 @@ from roundlab.report.selection import Configuration
 from roundlab.report.stats import Interval
 from roundlab.report.winner import Winner
 
-# Why a reference's fit counts as not converged: a statsmodels optimiser that stopped without
-# converging (e.g. on separable data), or LightGBM still improving on val at its last tree.
-REFERENCE_STOP = (
-    "its fit did not converge: statsmodels' optimiser stopped, or LightGBM used every tree"
-)
+
+def reference_stop(cfg: Configuration) -> str:
+    """Why a reference's fit counts as not converged: LightGBM still improving on val at its
+    last tree, or a statsmodels optimiser that stopped without converging (e.g. on separable
+    data)."""
+    return f"its fit did not converge: {_stopped(cfg)}"
+
+
+def _stopped(cfg: Configuration) -> str:
+    if cfg.approach == "lightgbm":
+        return "LightGBM used every tree"
+    return "statsmodels' optimiser stopped"
 
 
 def detectable(mdd: float | None) -> str:
@@ -36,9 +43,8 @@ def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> s
         budget = max((c.epochs for c in networks if c.epochs is not None), default=None)
         within = f"within {budget} epochs" if budget is not None else "within its epoch budget"
         parts.append(f"{' and '.join(c.title for c in networks)} did not converge {within}")
-    references = [c.title for c in configs if c.is_reference]
-    if references:
-        parts.append(f"{' and '.join(references)} did not converge ({REFERENCE_STOP})")
+    references = [c for c in configs if c.is_reference]
+    parts += [f"{c.title} did not converge ({_stopped(c)})" for c in references]
     return "no verdict: " + "; ".join(parts)
 
 
@@ -55,8 +61,8 @@ def left_out(w: Winner) -> str:
     or nothing when no reference was left out of the column."""
     if not w.left_out:
         return ""
-    names = " and ".join(c.label for c in w.left_out)
-    return f" ({names} left out: {REFERENCE_STOP})"
+    names = "; ".join(f"{c.label} left out: {reference_stop(c)}" for c in w.left_out)
+    return f" ({names})"
 
 
 def verdict(w: Winner) -> str:
