@@ -3,7 +3,7 @@ in range, the knobs, the gradients, the numpy cost (extrapolation: recommendatio
 and verdicts only; summary.py writes the sentences.
 
 Every answer refuses a verdict where a contender did not converge (its best epoch was the last
-of the budget) and never names a degenerate configuration (test exact match not above the
+of the budget) and never names a degenerate configuration (val exact match not above the
 constant baseline's) as the better or best one.
 """
 

@@ -106,7 +106,7 @@ def headline_blocks(h: Headline) -> list[Block]:
             tuple(rows),
             caption="mean ± 95% CI over seeds (t distribution). "
             "Bold: best in its column with an interval that does not overlap the "
-            "runner-up's, both converged. Controls, and degenerate rows (test "
+            "runner-up's, both converged. Controls, and degenerate rows (val "
             "exact match not above the constant baseline's), do not compete. Not converged: a "
             "seed's best epoch was the last it could train (a reference: its fit did not "
             "converge; it is left out of every verdict). References: classical statsmodels "

@@ -170,7 +170,7 @@ def _rows(p: Protocol) -> str:
     return (
         "**Oracle and degenerate rows.** Each synthetic dataset's table has an oracle row: the "
         "test exact match and MAE of the Bayes predictor, from the noise-free rule or the known "
-        "noise, and every row its gap to it. A row whose mean test exact match is not above the "
+        "noise, and every row its gap to it. A row whose mean val exact match is not above the "
         "constant baseline's (the training median) is degenerate: it keeps its row, marked, but "
         f"is never named the better or best in any answer. Degenerate rows: {degenerate}."
     )

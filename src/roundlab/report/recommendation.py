@@ -4,10 +4,10 @@ as it, and the rows clearly worse (values only; recommendation_sections.py write
 The rule, "choose on val, report on test", one level above the headline rows:
 
 - Candidates: the dataset's headline rows (each family's row, already chosen on val) that are
-  converged networks or converged references; degenerate rows (test exact match not above the
-  constant baseline's) and controls (identity, hard_round) are not candidates. A network that
-  did not converge, or a reference whose statsmodels fit did not converge, is *left out*, named
-  with its reason and never recommended.
+  converged networks or converged references and are not degenerate; the controls (identity,
+  hard_round) are not candidates. A network that did not converge, a reference whose fit did
+  not converge, and a degenerate row (val exact match not above the constant baseline's) are
+  *left out*, named with their reason and never recommended.
 - Test exact match and test MAE: the recommendation is the candidate best on the same metric of
   the validation split (highest mean val exact match, ties to the lower val MAE; lowest mean val
   MAE, ties to the higher val exact match), so the test numbers steer nothing.
@@ -34,6 +34,7 @@ VAL = "val"
 NOT_CONVERGED = "not converged"
 NOT_CONVERGED_REFERENCE = "its fit did not converge"
 CANNOT_EXTRAPOLATE = "cannot extrapolate"
+DEGENERATE = "degenerate: val exact match not above the constant baseline's"
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Recommendation:
     it was chosen on (``val``, or ``extrapolate`` for extrapolation), and the other candidates
     sorted into as good, clearly worse and clearly better (each in table order). ``left_out``:
     headline rows that are no candidate for a reason worth naming (not converged; cannot
-    extrapolate), with that reason."""
+    extrapolate; degenerate), with that reason."""
 
     dataset: str
     column: Column
@@ -57,6 +58,8 @@ class Recommendation:
 def _why_left_out(cfg: Configuration, column: Column) -> str | None:
     if not cfg.converged:
         return NOT_CONVERGED_REFERENCE if cfg.is_reference else NOT_CONVERGED
+    if cfg.degenerate:
+        return DEGENERATE
     if column.split == "extrapolate" and approaches.confined(cfg.approach, cfg.method):
         return CANNOT_EXTRAPOLATE
     return None
@@ -83,7 +86,7 @@ def recommend(h: Headline, column: Column) -> Recommendation:
     chosen_on = column.split if column.split == "extrapolate" else VAL
     candidates, left_out = [], []
     for cfg in h.rows:
-        if cfg.degenerate or cfg.activation in CONTROLS:
+        if cfg.activation in CONTROLS:
             continue
         if not cfg.metric(column.split, column.metric).n:
             continue  # a row without the split: nothing to say about it here

@@ -51,7 +51,7 @@ def not_converged(configs: tuple[Configuration, ...] | list[Configuration]) -> s
 def degenerate(cfg: Configuration) -> str:
     """``no verdict: rounding · spiky is degenerate (...)``."""
     return (
-        f"no verdict: {cfg.title} is degenerate (its test exact match is not above the "
+        f"no verdict: {cfg.title} is degenerate (its val exact match is not above the "
         "constant baseline's)"
     )
 
