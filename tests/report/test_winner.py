@@ -47,3 +47,19 @@ def test_an_unconverged_reference_is_left_out_with_a_note_and_blocks_nothing():
         "runner-up's (regression) (ordered_logit (reference) left out: its fit did not converge: "
         "statsmodels' optimiser stopped)."
     )
+
+
+def test_a_lead_is_clear_only_when_it_overlaps_no_row_not_only_the_runner_up():
+    runs = [_run("count", "classification", s, 0.9, 0.3) for s in range(3)]
+    runs += [_run("count", "regression", s, 0.7, 0.8) for s in range(3)]
+    runs += [_run("count", "poisson", s, 0.6, 0.8) for s in range(3)]
+    for run, em in zip(runs[-3:], (0.3, 0.6, 0.9), strict=True):  # a wide interval reaching 0.9
+        run.metrics["test"]["exact_match"] = em
+    w = winner(_groups(runs)["count"], TEST_EXACT_MATCH)
+    assert w.leader.approach == "classification" and w.runner_up.approach == "regression"
+    lead, wide = (
+        w.leader.metric("test", "exact_match"),
+        _groups(runs)["count"][-1].metric("test", "exact_match"),
+    )
+    assert not lead.overlaps(w.runner_up.metric("test", "exact_match")) and lead.overlaps(wide)
+    assert not w.clear

@@ -31,10 +31,11 @@ class Winner:
 
 
 def winner(rows: list[Configuration], column: Column) -> Winner:
-    """The leader by mean; ``clear`` only when its interval does not overlap the runner-up's and
-    both converged. A network that did not converge blocks only the comparison it takes part in
-    (as leader or runner-up), never a column it trails in. A reference whose statsmodels fit did
-    not converge is left out of the column: its numbers are no fit's, so it neither leads nor
+    """The leader by mean; ``clear`` only when its interval overlaps no other row's (a row
+    further down with a wide interval may overlap it when the runner-up does not) and the
+    leader and runner-up converged. A network that did not converge blocks only the comparison
+    it takes part in (as leader or runner-up), never a column it trails in. A reference whose fit
+    did not converge is left out of the column: its numbers are no fit's, so it neither leads nor
     blocks.
 
     One row with a value has no runner-up and is never a clear winner: there is nothing it beat.
@@ -52,6 +53,6 @@ def winner(rows: list[Configuration], column: Column) -> Winner:
     if len(scored) == 1:
         return Winner(column, scored[0][0], None, False, unconverged, left_out=left_out)
     (lead, lead_iv), (second, second_iv) = scored[0], scored[1]
-    clear = lead_iv.mean != second_iv.mean and not lead_iv.overlaps(second_iv)
+    clear = lead_iv.mean != second_iv.mean and not any(lead_iv.overlaps(iv) for _, iv in scored[1:])
     mdd = detectable_difference(lead_iv, second_iv)
     return Winner(column, lead, second, clear and not unconverged, unconverged, mdd, left_out)
