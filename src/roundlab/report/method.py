@@ -96,7 +96,7 @@ def _edges(p: Protocol) -> list[Block]:
         by_dataset.setdefault(c.dataset, []).append(f"{c.title} ({c.learning_rate:g})")
     return [
         Paragraph(
-            f"**Rate at an edge of the grid.** {len(p.at_grid_edge)} headline rows are still at "
+            f"**Rate at an edge of the grid.** {_rows_are(len(p.at_grid_edge))} still at "
             "an edge of their rates after the sweep's rate extensions (at most "
             f"`rate_extensions` ×{FACTOR:g} steps per side, rates within [{BOUNDS[0]:g}, "
             f"{BOUNDS[1]:g}]) and better on val than the rate next to it, so a better rate may "
@@ -104,6 +104,10 @@ def _edges(p: Protocol) -> list[Block]:
         ),
         Bullets(tuple(f"{d}: {', '.join(rows)}" for d, rows in by_dataset.items())),
     ]
+
+
+def _rows_are(n: int) -> str:
+    return "1 headline row is" if n == 1 else f"{n} headline rows are"
 
 
 def _datasets(p: Protocol) -> list[Block]:
