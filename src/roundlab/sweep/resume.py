@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from roundlab import results
 from roundlab.paths import atomic_write
@@ -87,8 +87,9 @@ def reuse(cfg: DictConfig, job_dir: Path) -> RunResult | None:
 
 def wanted(cfg: DictConfig) -> bool:
     """The job's result file is on its multirun's allow-list (``sweep.only``), or there is none.
-    A config whose run cannot be named is kept: training reports what is wrong with it."""
-    only = cfg.sweep.get("only")
+    A config whose run cannot be named is kept: training reports what is wrong with it, and so
+    is a config that is not roundlab's (Hydra's own launcher tests run other apps)."""
+    only = OmegaConf.select(cfg, "sweep.only")
     if not only:
         return True
     try:
