@@ -19,6 +19,7 @@ from roundlab.runs import RunKey
 from roundlab.sweep import extend
 from roundlab.sweep.plan import plan
 from roundlab.sweep.profile import load_profile
+from roundlab.sweep.resamples import from_configs
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +83,7 @@ def test_an_edge_is_extended_and_a_resumed_sweep_reuses_every_run(tmp_path):
     assert log[1]["runs"] == len(extended) and log[1]["reused"] == 0
     # the bound (1 step per side) keeps a still-improving choice at its edge: no round 2
     profile = load_profile(root / "params.yaml")
-    multiruns = plan(profile)
+    multiruns = plan(profile, resamples_of=from_configs)
     assert extend.all_rounds(profile, multiruns, root / "results")[0].runs == tuple(
         RunKey.of("count", a, seed=s, learning_rate=0.009)
         for a in ("regression", "classification")
