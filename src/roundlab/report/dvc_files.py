@@ -69,11 +69,14 @@ def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
     (:func:`roundlab.report.recommendation.best_exact_match`; ``best``: its label and setting)
     with its test exact match and MAE: three numbers per dataset, so that ``dvc exp show`` stays
     a table one can read and ``dvc metrics diff`` says whether an experiment changed the answer.
-    A dataset without a recommendation is left out; every row's numbers are in metrics/."""
+    A dataset without a recommendation (no converged candidate) keeps its three keys, null, so
+    that its columns stay in ``dvc exp show`` and ``dvc metrics diff`` shows an answer appearing;
+    every row's numbers are in metrics/."""
     entry = {}
     for dataset, h in headlines.items():
         best = best_exact_match(h)
         if best is None:
+            entry[dataset] = {"best": None, "exact_match": None, "mae": None}
             continue
         entry[dataset] = {
             "best": best.title,

@@ -113,7 +113,7 @@ def extrapolation_bullets(recs: list[Recommendation]) -> tuple[str, ...]:
 
 
 def gradient_bullets(grad: GradientResults) -> tuple[str, ...]:
-    """4. The activations against their references, the thread's hand-written gradients and the
+    """4. The activations against their references, the hand-written gradients and the
     spiky example, one sentence each."""
     tally = answers.gradient_tally(grad.checks)
     wrong = ", ".join(f"{r.activation} ({r.setting})" for r in tally.wrong)
@@ -128,7 +128,7 @@ def gradient_bullets(grad: GradientResults) -> tuple[str, ...]:
         by_verdict.setdefault(t.verdict.split(" (")[0], []).append(t.setting)
     for function, verdicts in by_function.items():
         parts = [f"{v} at {', '.join(settings)}" for v, settings in verdicts.items()]
-        out.append(f"The thread's {function}: " + "; ".join(parts) + ".")
+        out.append(f"The hand-written {function}: " + "; ".join(parts) + ".")
     missed = [s.implementation for s in grad.spiky if not s.matches]
     out.append(
         f"The spiky example is reproduced by {len(grad.spiky) - len(missed)} of "
@@ -141,9 +141,9 @@ def gradient_bullets(grad: GradientResults) -> tuple[str, ...]:
 def cost_bullets(costs: list[answers.NumpyCost]) -> tuple[str, ...]:
     """5. Each numpy-backed activation's time against its TensorFlow twin."""
     return tuple(
-        f"{c.activation}: {c.median_ms:.1f} ms forward + backward, "
-        + ", ".join(f"{ratio:.1f}× {c.twin}'s time in {mode}" for mode, _, ratio in c.twin_times)
-        + "; it cannot be XLA-compiled itself."
+        f"{c.activation}: {c.median_ms:.1f} ms forward + backward; {c.twin}: "
+        + ", ".join(f"{mode} {ms:.1f} ms (×{ratio:.1f})" for mode, ms, ratio in c.twin_times)
+        + ". Not XLA-compilable."
         for c in costs
     )
 
