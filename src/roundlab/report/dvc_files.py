@@ -13,7 +13,7 @@ from roundlab.paths import atomic_write
 from roundlab.report.curves import SweepCurve
 from roundlab.report.headline import Headline
 from roundlab.report.recommendation import best_exact_match
-from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration
+from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration, selection_key
 
 PLOT_COLUMNS = (
     "value",
@@ -69,17 +69,20 @@ def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
     (:func:`roundlab.report.recommendation.best_exact_match`; ``best``: its label and setting)
     with its test exact match and MAE: three numbers per dataset, so that ``dvc exp show`` stays
     a table one can read and ``dvc metrics diff`` says whether an experiment changed the answer.
-    A dataset without a recommendation (no converged candidate) keeps its three keys, null, so
-    that its columns stay in ``dvc exp show`` and ``dvc metrics diff`` shows an answer appearing;
-    every row's numbers are in metrics/."""
+    A dataset without a recommendation (no converged candidate) keeps its three keys, so that
+    its columns stay in ``dvc exp show`` (DVC drops null values): ``best`` says there is none and
+    names the row val ranks first, whose numbers follow. Every row's numbers are in metrics/."""
     entry = {}
     for dataset, h in headlines.items():
         best = best_exact_match(h)
+        title = best.title if best is not None else None
+        if best is None and h.rows:
+            best = min(h.rows, key=selection_key)
+            title = f"no recommendation (none converged); best on val: {best.title}"
         if best is None:
-            entry[dataset] = {"best": None, "exact_match": None, "mae": None}
             continue
         entry[dataset] = {
-            "best": best.title,
+            "best": title,
             "exact_match": _num(best.metric("test", "exact_match").mean),
             "mae": _num(best.metric("test", "mae").mean),
         }
