@@ -39,6 +39,11 @@ STATUSES = (FINISHED, FAILED, KILLED)
 # The splits a run is evaluated on (the training split is not).
 EVAL_SPLITS = ("val", "test", "extrapolate")
 METRICS = ("exact_match", "mae", "rmse", "within_one")
+# The negative control (roundlab.activations.hard_round): TensorFlow has no gradient for round,
+# so its runs fail before training with an error that starts with NO_GRADIENT
+# (roundlab.engine.single); that failure is the result the control exists to show.
+NEGATIVE_CONTROLS = ("hard_round",)
+NO_GRADIENT = "no gradient"
 
 
 class UnreadableResult(ValueError):
@@ -140,6 +145,18 @@ class RunResult:
                 f"Received: format_version={version!r}"
             )
         return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def expected_failure(result: RunResult) -> bool:
+    """A failure the design expects, not a fault: a run of a negative control
+    (:data:`NEGATIVE_CONTROLS`) that FAILED because its loss has no gradient. The sweep's progress
+    and summaries count these apart from failures, and so does the report. Any other failure of
+    such a run (a crash, a full disk) and every failure of another activation is a failure."""
+    return (
+        result.status == FAILED
+        and result.activation in NEGATIVE_CONTROLS
+        and (result.error or "").startswith(NO_GRADIENT)
+    )
 
 
 def setup_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

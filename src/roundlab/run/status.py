@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.paths import atomic_write
-from roundlab.results import FAILED, FINISHED
+from roundlab.results import FAILED
 
 STATUS_FILE = "roundlab_status.json"
 # A job of a multirun's cross product that is not on its allow-list (``sweep.only``): it ran
@@ -45,9 +45,8 @@ def job_statuses(sweep_dir: Path, since: float = 0.0) -> list[dict[str, Any]]:
     return records
 
 
-def finished_jobs(sweep_dir: Path) -> tuple[int, int]:
-    """``(done, failed)``: the jobs that left a status file so far (running jobs have none),
+def finished_records(sweep_dir: Path) -> list[dict[str, Any]]:
+    """The status records of the jobs that left a status file so far (running jobs have none),
     skipped jobs left out."""
     records = [json.loads(p.read_text()) for p in Path(sweep_dir).rglob(STATUS_FILE)]
-    records = [r for r in records if r["status"] != SKIPPED]
-    return len(records), sum(r["status"] != FINISHED for r in records)
+    return [r for r in records if r["status"] != SKIPPED]

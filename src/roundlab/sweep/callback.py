@@ -5,9 +5,12 @@ Before the first job it checks the tracking server and starts the sweep's MLflow
 (:func:`begin_tracking`); after every job it prints the sweep's progress
 (:mod:`roundlab.sweep.progress`: jobs done of planned, failures, ETA; left to
 ``roundlab.sweep`` when it runs the multirun, as it reports its whole plan); at the end it
-prints one line, ``sweep: N succeeded, M failed (k of them reused)``, closes the sweep's MLflow
-parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job did not finish. It counts
-jobs from their status files (:mod:`roundlab.run.status`).
+prints one line, ``sweep: N succeeded, M failed (k of them reused)`` (with ``, E expected
+failures (hard_round control)`` after ``failed`` when there are), closes the sweep's MLflow
+parent runs and, with ``fail_on_failed_jobs=true``, exits 1 when a job failed other than
+expectedly. It counts jobs from their status files (:mod:`roundlab.run.status`) by the rule of
+:func:`roundlab.results.expected_failure` (:func:`roundlab.sweep.progress.tally`). Its
+progress is plain lines even on a terminal: the jobs' own log lines share it.
 """
 
 from __future__ import annotations
@@ -24,10 +27,9 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from roundlab.errors import TrackingUnreachable
-from roundlab.results import FINISHED
-from roundlab.run.status import STATUS_FILE, finished_jobs, job_statuses
+from roundlab.run.status import STATUS_FILE, finished_records, job_statuses
 from roundlab.sweep.housekeeping import reused_jobs
-from roundlab.sweep.progress import QUIET_ENV, Progress
+from roundlab.sweep.progress import QUIET_ENV, Progress, tally
 from roundlab.tracking import parents, server, stale_runs, store
 
 log = logging.getLogger(__name__)
@@ -56,24 +58,28 @@ class SweepSummary(Callback):
             stale.unlink()  # from an earlier sweep into the same directory
         total = planned_jobs(config)
         if total and not os.environ.get(QUIET_ENV):
-            self._progress = Progress(total, "multirun")
+            self._progress = Progress(total, "multirun", bar=False)
         if config.tracking.enabled:
             begin_tracking(config.tracking, Path(config.hydra.sweep.dir).absolute())
 
     def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
         if self._progress is not None:
-            self._progress.update(*finished_jobs(Path(config.hydra.sweep.dir)))
+            counts = tally(finished_records(Path(config.hydra.sweep.dir)))
+            self._progress.update(counts.done, counts.failed, counts.expected)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
-        records = job_statuses(sweep_dir, self._start)
-        ok = sum(r["status"] == FINISHED for r in records)
-        failed = len(records) - ok
+        counts = tally(job_statuses(sweep_dir, self._start))
         reused = reused_jobs(sweep_dir, self._start)
         end_tracking("FINISHED")
-        print(f"sweep: {ok} succeeded, {failed} failed ({reused} of them reused)", flush=True)
-        if failed and config.fail_on_failed_jobs:
-            raise SystemExit(f"sweep: {failed} job(s) did not finish (fail_on_failed_jobs=true)")
+        print(
+            f"sweep: {counts.finished} succeeded, {counts.failures()} ({reused} of them reused)",
+            flush=True,
+        )
+        if counts.failed and config.fail_on_failed_jobs:
+            raise SystemExit(
+                f"sweep: {counts.failed} job(s) did not finish (fail_on_failed_jobs=true)"
+            )
 
 
 # (uri, sweep dir) of the sweep this process runs, whose MLflow parents are still open.

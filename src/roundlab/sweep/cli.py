@@ -8,7 +8,8 @@ launcher will group each multirun's jobs, from the same configs and the same gro
 without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
 profile=NAME`` or by editing ``profile:``).
 
-Exit codes: 0 once the plan ran (failed jobs recorded; 1 with ``--fail-on-failed-jobs``); 1 when
+Exit codes: 0 once the plan ran (failed jobs recorded; 1 with ``--fail-on-failed-jobs``, the
+expected failures of :func:`roundlab.results.expected_failure` aside); 1 when
 a multirun exited with an error or another sweep holds the results directory
 (:mod:`roundlab.sweep.lock`); 2 for a profile that cannot run; 130 after SIGINT, 143 after
 SIGTERM. Errors are one line on stderr.
@@ -17,7 +18,6 @@ SIGTERM. Errors are one line on stderr.
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -27,7 +27,8 @@ from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
 from roundlab.sweep import resamples
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import load_profile
-from roundlab.sweep.runner import failed_jobs_exit, run
+from roundlab.sweep.progress import EXPECTED, result_tally
+from roundlab.sweep.runner import run
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,7 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     sweep_root = args.sweep_dir or root / "multirun"
     if args.dry_run:
         # Composing and validating the jobs' configs imports TensorFlow: only a dry run pays.
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         from roundlab.sweep import preview
 
         for m in plan(profile, resamples_of=resamples.from_configs):
@@ -114,3 +114,19 @@ def main(argv: list[str] | None = None) -> int:
         )
         return err.exit_code
     return failed_jobs_exit(results_dir, manifest["planned"]) if args.fail_on_failed_jobs else 0
+
+
+def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
+    file that cannot be read, or did not finish and is no expected failure, else 0."""
+    each = {p: result_tally([Path(results_dir) / p]) for p in planned}
+    bad = [p for p, t in each.items() if t.finished + t.expected == 0]
+    expected = sum(t.expected for t in each.values())
+    if not bad:
+        return 0
+    print(
+        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs; "
+        f"{expected} {EXPECTED} not counted), e.g. {Path(results_dir) / bad[0]}",
+        file=sys.stderr,
+    )
+    return 1

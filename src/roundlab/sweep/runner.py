@@ -18,6 +18,11 @@ the manifest's ``planned`` (rewritten atomically after each round), until no con
 extends. The log and the terminal say which round each multirun belongs to and how many
 extension runs it trained.
 
+The terminal shows one progress bar for the whole sweep (:mod:`roundlab.sweep.progress`; plain
+lines when stderr is not a terminal) and one line per multirun as it ends, ``multirun <family>:
+…`` with its counts and its log; each multirun's own output (Hydra's and TensorFlow's) goes to
+``<sweep dir>/<family>/multirun.log``, whose last lines are printed when it exits with an error.
+
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
@@ -34,7 +39,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,14 +47,21 @@ from typing import Any
 
 import yaml
 
-from roundlab import interruption, paths, results
-from roundlab.run.status import finished_jobs
+from roundlab import interruption, paths
+from roundlab.run.status import finished_records
 from roundlab.runs import RunKey
 from roundlab.sweep import children, extend, lock, resamples, tracking_check
 from roundlab.sweep.housekeeping import prune, reused_jobs
 from roundlab.sweep.plan import ONLY_FILE, Multirun, command, plan
 from roundlab.sweep.profile import Profile
-from roundlab.sweep.progress import QUIET_ENV, Progress
+from roundlab.sweep.progress import (
+    QUIET_ENV,
+    Progress,
+    Tally,
+    multirun_ended,
+    result_tally,
+    tally,
+)
 from roundlab.tracking.store import PROFILE_ENV, prepare_store
 
 MANIFEST = paths.SWEEP_MANIFEST
@@ -59,15 +70,16 @@ MANIFEST = paths.SWEEP_MANIFEST
 # of the profiles that ran, not of every profile.
 LOG = "_sweep_log.yaml"
 PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
+MULTIRUN_LOG = "multirun.log"  # a multirun's output, in its Hydra sweep directory
 POLL_S = 0.2  # how often it looks for a multirun that ended
 
 
 def environment(profile: Profile) -> dict[str, str]:
-    """The jobs' environment: quiet TensorFlow, the profile (an MLflow tag of every run), the
-    progress left to the sweep, and with parallel jobs one thread pool share each, because two
-    jobs with a pool the size of the machine fight over the same cores."""
+    """The jobs' environment: this one (quiet TensorFlow: :mod:`roundlab`), the profile (an
+    MLflow tag of every run), the progress left to the sweep, and with parallel jobs one thread
+    pool share each, because two jobs with a pool the size of the machine fight over the same
+    cores."""
     env = dict(os.environ)
-    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     env[PROFILE_ENV] = profile.name
     env[QUIET_ENV] = "1"
     workers = profile.jobs * profile.processes
@@ -113,12 +125,13 @@ def _run_multiruns(
     profile: Profile,
     start: Callable[[Multirun], _Launched],
     report: Callable[[list[Multirun]], None],
+    ended: Callable[[_Launched, dict[str, Any]], None],
 ) -> list[dict[str, Any]]:
     """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
     log entries in plan order, calling ``report`` with the multiruns started so far every few
-    seconds. SIGINT or SIGTERM to the sweep is passed on to every running multirun (a
-    scheduler signals only the sweep's process), so their runs are recorded KILLED before the
-    sweep stops with Interrupted."""
+    seconds and ``ended`` with each multirun and its entry as it ends. SIGINT or SIGTERM to the
+    sweep is passed on to every running multirun (a scheduler signals only the sweep's
+    process), so their runs are recorded KILLED before the sweep stops with Interrupted."""
     pending, running, entries = list(multiruns), [], {}
     last_report = time.perf_counter()
     with interruption.interruptible():
@@ -129,6 +142,7 @@ def _run_multiruns(
                 for launched in [r for r in running if r.process.poll() is not None]:
                     running.remove(launched)
                     entries[launched.multirun.family] = _log_entry(launched)
+                    ended(launched, entries[launched.multirun.family])
                 if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
                     report(multiruns[: len(multiruns) - len(pending)])
                     last_report = time.perf_counter()
@@ -195,33 +209,46 @@ def _run(
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         if m.round:
             paths.atomic_write(sweep_root / m.family / ONLY_FILE, extend.allow_list(m))
-        print(f"sweep {m.family}: {len(m.runs)} runs: {shlex.join(cmd[1:])}", flush=True)
-        process = subprocess.Popen(cmd, env=env, **children.popen_options())
+        (sweep_root / m.family).mkdir(parents=True, exist_ok=True)
+        with open(sweep_root / m.family / MULTIRUN_LOG, "w") as out:
+            out.write(f"$ {shlex.join(['python', *cmd[1:]])}\n")
+            out.flush()  # the child appends through its own descriptor
+            process = subprocess.Popen(
+                cmd, env=env, stdout=out, stderr=subprocess.STDOUT, **children.popen_options()
+            )
         return _Launched(m, cmd, process, sweep_root / m.family)
 
     log, batch, done = [], multiruns, []
-    while batch:
-        n = batch[0].round
-        progress = Progress(sum(len(m.runs) for m in batch), f"sweep round {n}" if n else "sweep")
+    progress = Progress(sum(len(m.runs) for m in batch), "sweep")
 
-        def report(started_: list[Multirun], progress: Progress = progress) -> None:
-            counts = [finished_jobs(sweep_root / m.family) for m in started_]
-            progress.update(sum(c[0] for c in counts), sum(c[1] for c in counts))
+    def report(started_: list[Multirun]) -> None:
+        counts = sum(
+            (tally(finished_records(sweep_root / m.family)) for m in done + started_), Tally()
+        )
+        progress.update(counts.done, counts.failed, counts.expected)
 
-        log += _run_multiruns(batch, profile, start, report)
+    def ended(launched: _Launched, entry: dict[str, Any]) -> None:
+        multirun_ended(progress, entry, launched.sweep_dir / MULTIRUN_LOG)
+
+    try:
+        while batch:
+            n = batch[0].round
+            log += _run_multiruns(batch, profile, start, report, ended)
+            done += batch
+            if any(r["exit_code"] != 0 for r in log):
+                break  # an incomplete round says nothing sure about the rates: a rerun resumes
+            batch = extend.extensions(profile, done, results_dir, n + 1)
+            if batch:
+                _add_planned(manifest, batch, results_dir)
+                progress.grow(sum(len(m.runs) for m in batch))
+                progress.label = f"sweep round {n + 1}"
+                progress.write(
+                    f"sweep round {n + 1}: {sum(len(m.runs) for m in batch)} extension runs "
+                    f"(the next rate beyond an edge its configuration chose) in {len(batch)} "
+                    "multirun(s)"
+                )
+    finally:
         progress.close()
-        done += batch
-        if any(r["exit_code"] != 0 for r in log):
-            break  # an incomplete round says nothing sure about the rates: a rerun resumes
-        batch = extend.extensions(profile, done, results_dir, n + 1)
-        if batch:
-            _add_planned(manifest, batch, results_dir)
-            print(
-                f"sweep round {n + 1}: {sum(len(m.runs) for m in batch)} extension runs "
-                f"(the next rate beyond an edge its configuration chose) in {len(batch)} "
-                "multirun(s)",
-                flush=True,
-            )
     wall = round(time.perf_counter() - started, 1)
     paths.atomic_write(
         sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
@@ -230,20 +257,20 @@ def _run(
     broken = [r["family"] for r in log if r["exit_code"] != 0]
     if not broken:  # the extension candidates no round planned
         prune(results_dir, [results_dir / p for p in planned])
-    missing = [p for p in planned if not (results_dir / p).is_file()]
+    outcome = result_tally(results_dir / p for p in planned)
     reused = sum(r["reused"] for r in log)
     extra = sum(r["runs"] for r in log if r["round"])
     rounds = max((r["round"] for r in log), default=0)
     extended = f" ({extra} of the runs rate extensions, in {rounds} round(s))" if rounds else ""
     print(
-        f"sweep: {len(planned) - len(missing)} of {len(planned)} result files present, "
-        f"{reused} reused, in {wall:.0f} s{extended}",
+        f"sweep: {outcome.done} of {len(planned)} result files present, {reused} reused, in "
+        f"{wall:.0f} s{extended}; {outcome.finished} finished, {outcome.failures()}",
         flush=True,
     )
     if broken:
         raise RuntimeError(
             f"every multirun must exit cleanly. Received: errors in {broken} "
-            f"(see the output above and {sweep_root}/<family>)"
+            f"(see {sweep_root}/<family>/{MULTIRUN_LOG})"
         )
     return manifest
 
@@ -265,25 +292,3 @@ def _prepare_store(uri: str) -> None:
         prepare_store(uri)
     except Exception as err:
         print(f"sweep: MLflow store not prepared ({type(err).__name__}: {err})", flush=True)
-
-
-def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
-    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
-    file that cannot be read, or did not finish, else 0."""
-    paths_ = [Path(results_dir) / p for p in planned]
-    bad = [p for p in paths_ if not _finished(p)]
-    if not bad:
-        return 0
-    print(
-        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs), "
-        f"e.g. {bad[0]}",
-        file=sys.stderr,
-    )
-    return 1
-
-
-def _finished(path: Path) -> bool:
-    try:
-        return results.read(path).ok
-    except (ValueError, OSError):  # absent, unreadable or edited: not a finished run
-        return False
