@@ -139,11 +139,10 @@ class Progress:
             bar = bool(getattr(self.stream, "isatty", lambda: False)())
         self.started = time.monotonic()
         self.last: tuple[int, int, int] | None = None
-        self.bar = (
-            tqdm(total=total, file=self.stream, dynamic_ncols=True, bar_format=label)
-            if bar
-            else None
-        )
+        self.bar = None
+        if bar:
+            start = self._bar_format(summary(0, total, 0, 0.0))
+            self.bar = tqdm(total=total, file=self.stream, dynamic_ncols=True, bar_format=start)
 
     def update(self, done: int, failed: int, expected: int = 0) -> None:
         """Show the counts; a plain stream gets a line only when they changed, a bar is redrawn
@@ -154,13 +153,16 @@ class Progress:
         self.last = counts
         text = summary(done, self.total, failed, time.monotonic() - self.started, expected)
         if self.bar is not None:
-            escaped = text.replace("{", "{{").replace("}", "}}")
-            self.bar.bar_format = f"{self.label} |{{bar}}| {escaped}"
+            self.bar.bar_format = self._bar_format(text)
             self.bar.total, self.bar.n = self.total, done
             self.bar.refresh()
         else:
             self.stream.write(f"{self.label}: {text}\n")
             self.stream.flush()
+
+    def _bar_format(self, text: str) -> str:
+        escaped = text.replace("{", "{{").replace("}", "}}")
+        return f"{self.label} |{{bar}}| {escaped}"
 
     def grow(self, runs: int) -> None:
         """``runs`` more planned (a round of rate extensions)."""
