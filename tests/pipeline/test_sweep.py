@@ -435,9 +435,13 @@ def test_multiruns_run_at_most_processes_at_once_and_are_logged_in_plan_order(tm
         cmd = [sys.executable, "-c", code, str(stamps), str(0.9 - 0.2 * int(m.family[1]))]
         return runner._Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
 
-    reported = []
-    log = runner._run_multiruns(multiruns, profile, start, reported.append)
+    reported, ended = [], []
+    log = runner._run_multiruns(
+        multiruns, profile, start, reported.append, lambda _, entry: ended.append(entry)
+    )
     assert [e["family"] for e in log] == ["m0", "m1", "m2", "m3"]
+    # each multirun's entry, passed on as it ends (for its line on the terminal)
+    assert sorted(ended, key=lambda e: e["family"]) == log
     assert all(e["exit_code"] == 0 for e in log)
     events = sorted(
         (float(t), kind) for kind, t in (line.split() for line in stamps.read_text().splitlines())

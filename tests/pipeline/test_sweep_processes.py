@@ -47,6 +47,11 @@ def _sweep(project: Path, name: str) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
+def _multirun_output(project: Path) -> str:
+    """What the multiruns printed so far (each into its own log)."""
+    return "".join(p.read_text() for p in (project / "multirun").rglob(runner.MULTIRUN_LOG))
+
+
 def _wait_for(condition, proc: subprocess.Popen, what: str, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -81,7 +86,7 @@ def _alive(pid: int) -> bool:
 def test_a_sweep_killed_with_sigkill_leaves_no_multirun_running(tmp_path):
     project = _project(tmp_path)
     sweep = _sweep(project, "sweep")
-    _wait_for(lambda: "group of 2" in (project / "sweep.txt").read_text(), sweep, "group")
+    _wait_for(lambda: "group of 2" in _multirun_output(project), sweep, "group")
     multiruns = _children(sweep.pid)
     assert multiruns
 
