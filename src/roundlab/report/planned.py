@@ -51,7 +51,7 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
         return {}
     try:
         chosen = load_profile(params, profile)
-        multiruns = plan(chosen, resamples_of=lambda d, _: resamples_seen(results_dir, d))
+        multiruns = plan(chosen, resamples_of=lambda d, *_: resamples_seen(results_dir, d))
         multiruns += all_rounds(chosen, multiruns, results_dir)
     except ValueError as err:
         message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"

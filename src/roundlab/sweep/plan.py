@@ -30,8 +30,8 @@ from roundlab.sweep.profile import Profile
 # roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
 # the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
 ONLY_FILE = "_only.yaml"
-# (dataset, its profile overrides) -> its number of resamples
-ResamplesOf = Callable[[str, tuple[str, ...]], int]
+# (dataset, its overrides, the dataset config it is composed from) -> its number of resamples
+ResamplesOf = Callable[[str, tuple[str, ...], str], int]
 
 
 @dataclass(frozen=True)
@@ -84,14 +84,15 @@ def plan(
     groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
         extra = profile.dataset_overrides.get(d, ())
-        groups.setdefault((extra, resamples_of(d, extra)), []).append(d)
+        config = profile.dataset_configs.get(d, d)
+        groups.setdefault((extra, resamples_of(d, extra, config)), []).append(d)
     out = []
     for (extra, total), datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
         # None: a dataset without resamples, whose runs name none.
         picks = (None,) if total == 1 else tuple(range(total))
         data = (
-            f"dataset={','.join(datasets)}",
+            f"dataset={','.join(profile.dataset_configs.get(d, d) for d in datasets)}",
             *(f"dataset.{o}" for o in extra),
             *([f"dataset.resample={','.join(map(str, picks))}"] if total > 1 else []),
         )
