@@ -157,6 +157,10 @@ class SweepConfig:
     # its other jobs are dropped before training and leave no result (roundlab.sweep.resume).
     # The sweep sets it for the rounds of its rate extensions; null: every job runs.
     only: str | None = None
+    # A file listing the jobs of a multirun (a YAML list of lists of overrides), instead of the
+    # cross product of its command line: one process runs several families' jobs
+    # (roundlab.sweep.workers). Null: the command line's cross product.
+    jobs: str | None = None
 
 
 @dataclass
