@@ -58,7 +58,7 @@ def parse(raw: Any, conf_dir: Path | None = None) -> dict[str, Entry]:
             "params.yaml `datasets` must map dataset names to their keys "
             f"(e.g. fair: {{path: inputs/fair.csv, label: y}}). Received: datasets={raw!r}"
         )
-    known = _config_names(conf_dir or paths.CONF_DIR)
+    known = config_names(conf_dir)
     return {str(name): _entry(str(name), keys, known) for name, keys in raw.items()}
 
 
@@ -103,5 +103,6 @@ def _value(value: Any) -> str:
     return json.dumps(value)
 
 
-def _config_names(conf_dir: Path) -> set[str]:
-    return {p.stem for p in (Path(conf_dir) / "dataset").glob("*.yaml")}
+def config_names(conf_dir: Path | None = None) -> set[str]:
+    """The dataset configs (``conf/dataset/<name>.yaml``) an entry may start from."""
+    return {p.stem for p in (Path(conf_dir or paths.CONF_DIR) / "dataset").glob("*.yaml")}

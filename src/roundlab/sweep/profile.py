@@ -11,7 +11,7 @@ and the names that become directories against a safe pattern.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,17 @@ def load_profile(params_file: Path, name: str | None = None) -> Profile:
         )
     known = entries.parse(params.get("datasets")) if "datasets" in params else None
     return parse_profile(name, profiles[name], known_datasets=known)
+
+
+def only(profile: Profile, dataset: str) -> Profile:
+    """``profile`` on ``dataset`` alone (one of its datasets), with that dataset's overrides."""
+    keep = {dataset}
+    return replace(
+        profile,
+        datasets=(dataset,),
+        dataset_overrides={d: o for d, o in profile.dataset_overrides.items() if d in keep},
+        dataset_configs={d: c for d, c in profile.dataset_configs.items() if d in keep},
+    )
 
 
 def parse_profile(
@@ -225,11 +236,14 @@ def _dataset_overrides(
             f"Received: dataset_overrides={raw!r}"
         )
     raw = raw or {}
-    stray = sorted(str(d) for d in set(raw) - set(datasets))
+    # A dataset the profile does not train (params.yaml does not list it) may have overrides
+    # for when it does, as long as it is a dataset: a misspelt name is refused.
+    known = {*datasets, *chosen, *entries.config_names()}
+    stray = sorted(str(d) for d in set(raw) - known)
     if stray:
         raise ConfigError(
             f"profiles.{name}.dataset_overrides must name datasets of the profile "
-            f"{list(datasets)}. Received: {stray}"
+            f"{list(datasets)} or dataset configs. Received: {stray}"
         )
     out = {}
     for d in datasets:
