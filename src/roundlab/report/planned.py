@@ -60,6 +60,7 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     return {
         "profile": chosen.name,
         "jobs": chosen.jobs,
+        "processes": chosen.processes,
         "planned": [p.as_posix() for p in files],
         RECOMPUTED: PROFILES_FILE,
     }
