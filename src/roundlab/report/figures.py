@@ -74,7 +74,8 @@ def _exact_match_panel(ax, curve: SweepCurve, references: dict[str, float | None
             off_scale.append(f"{label} {value:.2f}")
     # Drawing them would squash the differences between knob values; in the title, the note
     # covers no data and no legend covers it.
-    note = "\noff scale (test): " + ", ".join(off_scale) if off_scale else ""
+    # one reference a line: two on one would run into the next panel's title
+    note = "\noff scale (test): " + ",\n".join(off_scale) if off_scale else ""
     ax.set_title(f"{curve.activation}: exact match{note}")
     ax.set_ylabel("exact match\n(fraction of examples)")
     pad = max(0.02, 0.1 * (hi - lo))
