@@ -84,7 +84,7 @@ def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
         else ""
     )
     return Paragraph(
-        f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
+        f"{len(runs)} runs ({n_ok} finished, {sections.failure_counts(runs)}) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
         f"{profile}. Built from the result files under `{results_dir.name}/` alone, each "
         f"checked against its content digest.{older} Every learning rate and setting is chosen "
