@@ -10,7 +10,8 @@ runs. It is logged as code (MLflow's models from code): the stored
 :mod:`roundlab.tracking.model_code` builds it from the installed roundlab when the model is
 loaded, so nothing is pickled, and ``python -m roundlab.predict --run`` refuses a stored model
 that would unpickle or run other code (:mod:`roundlab.tracking.model_check`). Its signature is
-the training feature columns (double) in, one ``prediction`` column (long) out. Loading it
+the training feature columns in (integer or float: :func:`signature`), one ``prediction``
+column (long) out. Loading it
 needs roundlab installed (``mlflow models serve --env-manager
 local``); its pip requirements are listed, not inferred (inference loads the model in a
 subprocess: seconds per run).
@@ -61,11 +62,21 @@ class IntegerModel(mlflow.pyfunc.PythonModel):
 
 
 def signature(features: list[str]) -> Any:
+    """Every training feature column, required, of MLflow's ``any`` type; one ``prediction``
+    column (long) out.
+
+    Not ``double``: MLflow's schema enforcement refuses an int64 column for a double one ("Can
+    not safely convert int64 to float64", since above 2**53 the conversion loses digits), and
+    ``pandas.read_csv`` reads a column of whole numbers as int64; nor ``long``, which refuses
+    floats. MLflow has no "int or float" type, so the columns are ``any``: enforcement still
+    refuses a missing column, and :meth:`IntegerModel.predict` refuses, in one line naming the
+    column and row, a value that is not a finite number (as ``python -m roundlab.predict``)."""
     from mlflow.models import ModelSignature
     from mlflow.types import ColSpec, Schema
+    from mlflow.types.schema import AnyType
 
     return ModelSignature(
-        inputs=Schema([ColSpec("double", name) for name in features]),
+        inputs=Schema([ColSpec(AnyType(), name, required=True) for name in features]),
         outputs=Schema([ColSpec("long", "prediction")]),
     )
 
