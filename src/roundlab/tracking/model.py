@@ -36,7 +36,7 @@ from roundlab import paths
 from roundlab.serving.saved_models import InputError, Predictor, feature_matrix
 from roundlab.tracking.model_check import check_loadable
 from roundlab.tracking.server import bound_retries
-from roundlab.tracking.store import quiet
+from roundlab.tracking.store import quiet, root_origin, sqlite_file
 from roundlab.versions import package_versions
 
 ARTIFACT_PATH = "model"
@@ -122,6 +122,20 @@ def log(client: Any, run_id: str, result_file: Path, model_file: Path, features:
         )
 
 
+def _check_store_exists(uri: str, run_id: str) -> None:
+    """Refuse, naming the file and how it was chosen, an sqlite store that does not exist:
+    opening it would create an empty store (in whatever directory the root resolved to) only
+    to report that the run is not there."""
+    db = sqlite_file(uri)
+    if db is None or db.is_file():
+        return
+    origin = f"${URI_ENV}={uri}" if os.environ.get(URI_ENV) else root_origin(paths.project_root())
+    raise InputError(
+        f"--run must name a run of an existing MLflow store. Received: --run={run_id}, "
+        f"no store at {db} ({origin})"
+    )
+
+
 def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.ndarray:
     """Integer predictions for ``table`` (column -> values, read from ``source``) from the model
     logged by the MLflow run ``run_id``, on ``$MLFLOW_TRACKING_URI`` or the project's store.
@@ -130,12 +144,12 @@ def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.nda
     :class:`InputError` when the run has no logged model or a model that is refused."""
     quiet()
     bound_retries()  # a store that does not answer costs seconds, as in training
+    uri = paths.default_tracking_uri()
+    _check_store_exists(uri, run_id)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             local = mlflow.artifacts.download_artifacts(
-                artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}",
-                dst_path=tmp,
-                tracking_uri=paths.default_tracking_uri(),
+                artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}", dst_path=tmp, tracking_uri=uri
             )
         except MlflowException as err:
             raise InputError(
