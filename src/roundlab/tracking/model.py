@@ -32,8 +32,13 @@ import numpy as np
 import pandas as pd
 from mlflow.exceptions import MlflowException
 
-from roundlab import paths
-from roundlab.serving.saved_models import InputError, Predictor, feature_matrix
+from roundlab import approaches, paths
+from roundlab.serving.saved_models import (
+    InputError,
+    Predictor,
+    feature_matrix,
+    reference_refused,
+)
 from roundlab.tracking.model_check import check_loadable
 from roundlab.tracking.server import bound_retries
 from roundlab.tracking.store import quiet, root_origin, sqlite_file
@@ -136,6 +141,26 @@ def _check_store_exists(uri: str, run_id: str) -> None:
     )
 
 
+def _reference_config(uri: str, run_id: str) -> dict[str, Any] | None:
+    """The config of run ``run_id`` (from its params, ``dataset.name`` -> ``{"dataset":
+    {"name": ...}}``) when it is a reference fit, which logs no model; None otherwise, or when
+    the run cannot be read."""
+    from roundlab.tracking.store import client
+
+    try:
+        params = client(uri).get_run(run_id).data.params
+    except MlflowException:
+        return None
+    if params.get("approach.name") not in approaches.references():
+        return None
+    config: dict[str, Any] = {"seed": params.get("seed", 0)}
+    for key, value in params.items():
+        group, _, name = key.partition(".")
+        if group in ("dataset", "approach") and name and "." not in name:
+            config.setdefault(group, {})[name] = value
+    return config
+
+
 def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.ndarray:
     """Integer predictions for ``table`` (column -> values, read from ``source``) from the model
     logged by the MLflow run ``run_id``, on ``$MLFLOW_TRACKING_URI`` or the project's store.
@@ -152,6 +177,9 @@ def predict_run(run_id: str, table: dict[str, list[str]], source: str) -> np.nda
                 artifact_uri=f"runs:/{run_id}/{ARTIFACT_PATH}", dst_path=tmp, tracking_uri=uri
             )
         except MlflowException as err:
+            reference = _reference_config(uri, run_id)
+            if reference is not None:
+                raise reference_refused(f"--run={run_id}", reference) from None
             raise InputError(
                 f"--run must name an MLflow run with a logged model. Received: --run={run_id} "
                 f"({err.message.splitlines()[0]})"
