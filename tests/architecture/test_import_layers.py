@@ -16,7 +16,7 @@ PACKAGE = SRC / "roundlab"
 
 # Lowest first. A name is a subpackage of roundlab, a top-level module, or a top-level package.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "paths", "versions", "metrics", "interruption", "device"),
+    ("errors", "paths", "versions", "metrics", "interruption", "device", "conf"),
     ("activations",),
     ("approaches",),
     ("runs", "results"),

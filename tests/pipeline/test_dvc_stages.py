@@ -10,7 +10,7 @@ import yaml
 
 from imports import ROOT, all_modules, closure
 
-CONF = ROOT / "conf"
+CONF = ROOT / "src" / "roundlab" / "conf"
 
 
 def _hydra_targets() -> list[str]:
@@ -88,8 +88,8 @@ def test_report_stage_does_not_depend_on_training_code():
     # a change to how runs train must rerun the sweep, and the report only through results/
     deps = _stage("report")["deps"]
     assert "results" in deps
-    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "conf", "data"]
-    training.append("src/roundlab/train.py")
+    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "data"]
+    training += ["src/roundlab/conf", "src/roundlab/train.py"]
     assert {d for d in deps if any(_covered(Path(d), [t]) for t in training)} == PLANNING
 
 
@@ -111,7 +111,7 @@ def test_params_yaml_holds_only_the_profile_name_and_the_generated_datasets():
 def test_generate_stages_track_their_config_as_a_file_not_as_params():
     generate = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["generate"]["do"]
     assert "params" not in generate
-    assert "conf/dataset/${item}.yaml" in generate["deps"]
+    assert "src/roundlab/conf/dataset/${item}.yaml" in generate["deps"]
 
 
 def test_sweep_depends_on_the_data_of_the_profiles_datasets_and_no_other():
@@ -146,8 +146,7 @@ def committed_pipeline(tmp_path: Path) -> Path:
     for name in ("dvc.yaml", "params.yaml", "profiles.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for name in ("src", "conf"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=ignore)
+    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=ignore)
     (tmp_path / "bench").mkdir()
     shutil.copy(ROOT / "bench" / "numpy_cost.json", tmp_path / "bench")
     for dep in _stage("sweep")["deps"]:
