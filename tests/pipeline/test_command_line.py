@@ -50,3 +50,9 @@ def test_an_unknown_command_is_refused_naming_the_known_ones(capsys):
     err = capsys.readouterr().err.splitlines()[-1]
     # Python 3.12.8 dropped the quotes around the choices
     assert err.replace("'study'", "study").endswith("invalid choice: 'trian' (choose from study)")
+
+
+def test_the_reports_environment_section_gives_the_installed_version(tmp_path):
+    from roundlab.report import environment
+
+    assert environment.tables([], {}, tmp_path)["Code and data"]["roundlab"] == VERSION
