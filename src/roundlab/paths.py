@@ -25,8 +25,10 @@ from pathlib import Path
 from roundlab.errors import WriteFailed
 
 ROOT_MARKERS = ("dvc.yaml", "pyproject.toml")
-# The Hydra config tree of the source checkout (roundlab is installed editable from it).
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+# The Hydra config tree ships inside the package, so a wheel finds it as the checkout does;
+# Hydra reads it as CONF_PACKAGE (``pkg://roundlab.conf``), the DVC pipeline as a directory.
+CONF_DIR = Path(__file__).resolve().parent / "conf"
+CONF_PACKAGE = "pkg://roundlab.conf"
 # The sweep's plan and timings, written by the sweep stage beside the result files.
 SWEEP_MANIFEST = "_sweep.yaml"
 # What a write under way is called: ``.<name>.tmp-<pid>-<random><suffix>``, hidden, and never

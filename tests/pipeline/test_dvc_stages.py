@@ -10,7 +10,7 @@ import yaml
 
 from imports import ROOT, all_modules, closure
 
-CONF = ROOT / "conf"
+CONF = ROOT / "src" / "roundlab" / "conf"
 
 
 def _hydra_targets() -> list[str]:
@@ -93,9 +93,8 @@ def test_report_stage_does_not_depend_on_training_code():
     # a change to how runs train must rerun the sweep, and the report only through results/
     deps = _stage("report")["deps"]
     assert "results" in deps
-    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "conf", "data"]
-    training.append("src/roundlab/data")
-    training.append("src/roundlab/train.py")
+    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "data"]
+    training += ["src/roundlab/conf", "src/roundlab/data", "src/roundlab/train.py"]
     assert {d for d in deps if any(_covered(Path(d), [t]) for t in training)} == PLANNING
 
 
@@ -155,8 +154,7 @@ def committed_pipeline(tmp_path: Path) -> Path:
     for name in ("dvc.yaml", "params.yaml", "profiles.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for name in ("src", "conf"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=ignore)
+    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=ignore)
     (tmp_path / "bench").mkdir()
     shutil.copy(ROOT / "bench" / "numpy_cost.json", tmp_path / "bench")
     for name in yaml.safe_load((ROOT / "params.yaml").read_text())["datasets"]:

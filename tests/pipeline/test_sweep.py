@@ -390,8 +390,8 @@ def test_fresh_sweeps_turn_resume_off_in_every_multirun():
     assert "sweep.resume=false" in fresh
 
 
-def test_conf_dir_is_the_repository_conf_tree():
-    assert paths.CONF_DIR == ROOT / "conf"
+def test_conf_dir_is_the_package_conf_tree_of_the_checkout():
+    assert paths.CONF_DIR == ROOT / "src" / "roundlab" / "conf"
     assert (paths.CONF_DIR / "config.yaml").is_file()
 
 

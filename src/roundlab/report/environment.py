@@ -10,7 +10,7 @@ import yaml
 
 from roundlab.results import RunResult
 from roundlab.sweep.profile import PROFILES_FILE
-from roundlab.versions import package_versions
+from roundlab.versions import package_versions, roundlab_version
 
 
 def recorded_versions(results: list[RunResult]) -> dict[str, str]:
@@ -109,7 +109,11 @@ def tables(runs: list[RunResult], manifest: dict, root: Path) -> dict[str, dict[
         timing["training processes at once"] = at_once
     return {
         "Time taken": timing,
-        "Code and data": {"git commit": git_commit(root), **dvc_lock(root)},
+        "Code and data": {
+            "roundlab": roundlab_version(),
+            "git commit": git_commit(root),
+            **dvc_lock(root),
+        },
         "Devices the runs used (number of runs)": {k: str(v) for k, v in devices(runs).items()},
         "Package versions recorded by the training runs": recorded_versions(runs),
         "Package versions that built this report": package_versions(),

@@ -1,10 +1,11 @@
 """Typed schemas of the training config, and how a script composes it.
 
-The YAML files under ``conf/`` hold the values; the dataclasses here hold their types. Each is
-registered in Hydra's ConfigStore under ``schema/<group>/<name>`` and extended by its YAML file,
-so a wrong type (``trainer.epochs=abc``) or an unknown key (``model.widht=3``) fails when Hydra
-composes the config. What a type cannot say (``activation.width=1.5``, ``trainer.dropout=2``)
-:mod:`roundlab.run.validate` checks before any data is loaded.
+The YAML files under ``roundlab/conf/`` (``roundlab.paths.CONF_DIR``) hold the values; the
+dataclasses here hold their types. Each is registered in Hydra's ConfigStore under
+``schema/<group>/<name>`` and extended by its YAML file, so a wrong type (``trainer.epochs=abc``)
+or an unknown key (``model.widht=3``) fails when Hydra composes the config. What a type cannot
+say (``activation.width=1.5``, ``trainer.dropout=2``) :mod:`roundlab.run.validate` checks before
+any data is loaded.
 """
 
 from __future__ import annotations
