@@ -31,7 +31,7 @@ def test_dvc_repro_generates_each_dataset_once_and_reruns_only_what_changed(tmp_
         assert f"Running stage 'generate@{name}'" in first
         stored = load(clone / "data" / name)
         # A separate process wrote the same bytes as this one generates.
-        fresh = generate(compose_config(name, conf_dir=clone / "conf"))
+        fresh = generate(compose_config(name, conf_dir=clone / "src" / "roundlab" / "conf"))
         assert stored.meta["splits"] == fresh.meta["splits"]
 
     second = run(dvc, clone, env)
