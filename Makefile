@@ -16,10 +16,10 @@ UI_PORT ?= 5000
 export PATH := $(BIN):$(PATH)
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: help setup test test-fast repro lint format bench ui clean
+.PHONY: help setup browser test test-fast wheel-check repro lint format bench ui clean
 
 help: ## List the targets
-	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-12s %s\n", $$1, $$2}'
 	@echo "  Variables: TF=cpu|gpu (TensorFlow build), PYTHON=$(PYTHON), UI_HOST, UI_PORT (make ui)"
 
 setup: $(STAMP) ## Create .venv and install roundlab with its dev tools (quick when nothing changed)
@@ -31,11 +31,28 @@ $(STAMP): pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-test: setup ## Run every test, the slow end-to-end ones included
+# The report's browser test renders report.html in headless chromium; without one it is skipped.
+browser: ## Install Debian's chromium for the report's browser test when absent (as root; else says how)
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || [ -n "$$CHROMIUM" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "browser: installing Debian's chromium (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	else \
+	  echo "browser: no chromium, so the report's browser test will be skipped; install it with"; \
+	  echo "  sudo apt-get install chromium   (or set CHROMIUM=/path/to/chromium)"; \
+	fi
+
+test: setup browser ## Run every test, the slow end-to-end ones included, then wheel-check
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory wheel-check
 
 test-fast: setup ## Run the tests without the slow end-to-end ones
 	$(BIN)/python -m pytest -m "not slow"
+
+# After the tests, not as one of them: it installs a whole environment (minutes, most of it
+# pip; quick with pip's cache warm from `make setup`), once per `make test`.
+wheel-check: setup ## Build the sdist and wheel, twine-check them, install the wheel in a fresh venv and run it from an empty directory
+	.ci/wheel-check $(BIN)/python
 
 repro: setup ## Run the DVC pipeline: data, sweeps, report (reports/report.html)
 	$(BIN)/dvc repro

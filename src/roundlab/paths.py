@@ -1,8 +1,10 @@
 """Where the project's files live, so that runs started from any directory agree.
 
-The project root is ``$ROUNDLAB_ROOT`` when set, else the nearest directory above the current
-one that holds ``dvc.yaml`` (Hydra changes the working directory of a job, DVC runs stages from
-the root, tests run from anywhere), else the current directory.
+The project root is ``$ROUNDLAB_ROOT`` when set, else the nearest directory at or above the
+current one that holds ``dvc.yaml`` or ``pyproject.toml`` (DVC runs stages from the root, tests
+and users run from anywhere below it), else the current directory itself: outside a checkout,
+data/ and mlflow.db land where the command was started (the tracking store says so
+when it creates one there: :func:`roundlab.tracking.store.announce_new_store`).
 
 Every file roundlab writes (result files, models, the sweep's manifest, status files, the report's
 files) is written through :func:`atomic_path`: to a temporary name beside it, then renamed into
@@ -23,8 +25,10 @@ from pathlib import Path
 from roundlab.errors import WriteFailed
 
 ROOT_MARKERS = ("dvc.yaml", "pyproject.toml")
-# The Hydra config tree of the source checkout (roundlab is installed editable from it).
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+# The Hydra config tree ships inside the package, so a wheel finds it as the checkout does;
+# Hydra reads it as CONF_PACKAGE (``pkg://roundlab.conf``), the DVC pipeline as a directory.
+CONF_DIR = Path(__file__).resolve().parent / "conf"
+CONF_PACKAGE = "pkg://roundlab.conf"
 # The sweep's plan and timings, written by the sweep stage beside the result files.
 SWEEP_MANIFEST = "_sweep.yaml"
 # What a write under way is called: ``.<name>.tmp-<pid>-<random><suffix>``, hidden, and never

@@ -13,9 +13,11 @@ needs a header with the training feature columns (others are ignored); the featu
 standardised as in training. The output is a CSV with one column ``prediction`` (after the
 ``--id`` column when given), on stdout by default. Exit codes: 0; 2 for every error, in one line
 on stderr without a traceback: bad input (a missing column, a NaN or non-numeric value: naming
-the column and the line), a source that holds no model, a stored MLflow model that would run
-code other than roundlab's own, a model file that is truncated or holds code (a Lambda layer),
-a file that cannot be read or written.
+the column and the line; a header with no rows: naming the file, no output written), a source
+that holds no model (a reference fit: saying references save no network, with the command that
+refits it), an MLflow store that does not exist (none is created), a stored MLflow model that
+would run code other than roundlab's own, a model file that is truncated or holds code (a
+Lambda layer), a file that cannot be read or written.
 """
 
 from __future__ import annotations

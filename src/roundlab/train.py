@@ -35,7 +35,7 @@ from roundlab.sweep.callback import end_tracking  # noqa: E402
 __all__ = ["main", "train"]
 
 
-@hydra.main(config_path=str(paths.CONF_DIR), config_name="config", version_base="1.3")
+@hydra.main(config_path=paths.CONF_PACKAGE, config_name="config", version_base="1.3")
 def hydra_task(cfg: DictConfig) -> float:
     hc = HydraConfig.get()
     multirun = hc.mode == RunMode.MULTIRUN

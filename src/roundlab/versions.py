@@ -36,6 +36,16 @@ def _installed() -> tuple[tuple[str, str], ...]:
     return tuple(out.items())
 
 
+def roundlab_version() -> str:
+    """The installed distribution's version (a wheel's, or the editable install's): the one
+    ``roundlab --version`` and the report give. Sources put on ``sys.path`` without installing
+    have none, and say so."""
+    try:
+        return metadata.version("roundlab")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def package_versions() -> dict[str, str]:
     """Installed versions of :data:`PACKAGES` (absent ones left out) and Python's."""
     return dict(_installed())

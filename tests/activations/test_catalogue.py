@@ -130,3 +130,9 @@ def test_readme_without_the_table_markers_is_refused():
 
 def test_command_line_check_passes_on_this_checkout():
     assert main(["--check"]) == 0
+
+
+def test_checking_the_generated_files_needs_the_checkouts_readme(tmp_path):
+    # an installed wheel has the configs but no README.md: one clear error, not a traceback
+    with pytest.raises(FileNotFoundError, match="source checkout of roundlab"):
+        generated_files.stale_files(generated_files.CONFIG_DIR, tmp_path / "README.md")

@@ -16,7 +16,7 @@ PACKAGE = SRC / "roundlab"
 
 # Lowest first. A name is a subpackage of roundlab, a top-level module, or a top-level package.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "paths", "versions", "metrics", "interruption", "device"),
+    ("errors", "paths", "versions", "metrics", "interruption", "device", "conf"),
     ("activations",),
     ("approaches",),
     ("runs", "results"),
@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("run",),
     ("sweep",),
     ("report",),
-    ("train", "predict", "roundlab", "hydra_plugins"),
+    ("train", "predict", "__main__", "study", "roundlab", "hydra_plugins"),
 ]
 MAX_LINES = 300
 MAX_TOP_LEVEL_MODULES = 12

@@ -7,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-CONF = REPO / "conf"
+CONF = REPO / "src" / "roundlab" / "conf"
 BUILTIN = ["affine", "count", "digit_sum", "poisson", "diabetes"]
 GENERATORS = [*BUILTIN, "csv"]
 # Real data from statsmodels: no size parameters, and anes96 has no extrapolate split.

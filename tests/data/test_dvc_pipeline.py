@@ -23,21 +23,23 @@ def run(args: list[str], cwd: Path, env: dict[str, str]) -> str:
 def test_dvc_repro_generates_each_dataset_once_and_reruns_only_what_changed(tmp_path):
     clone, env = clones.fresh_clone(tmp_path)
     dvc = [str(clones.BIN / "dvc"), "repro", "generate"]
+    names = list(yaml.safe_load((clone / "params.yaml").read_text())["datasets"])
+    assert set(names) <= {*BUILTIN, *BUNDLED}
 
     first = run(dvc, clone, env)
-    for name in [*BUILTIN, *BUNDLED]:
+    for name in names:
         assert f"Running stage 'generate@{name}'" in first
         stored = load(clone / "data" / name)
         # A separate process wrote the same bytes as this one generates.
-        fresh = generate(compose_config(name, conf_dir=clone / "conf"))
+        fresh = generate(compose_config(name, conf_dir=clone / "src" / "roundlab" / "conf"))
         assert stored.meta["splits"] == fresh.meta["splits"]
 
     second = run(dvc, clone, env)
     assert "Running stage" not in second
     assert "Data and pipelines are up to date" in second
 
-    config = clone / "conf" / "dataset" / "count.yaml"
-    config.write_text(config.read_text().replace("seed: 0", "seed: 1"))
+    params = clone / "params.yaml"
+    params.write_text(params.read_text().replace("  count: {}", "  count: {seed: 1}"))
     third = run(dvc, clone, env)
     assert "Running stage 'generate@count'" in third
     assert third.count("Running stage") == 1
@@ -52,16 +54,12 @@ def test_dvc_status_sees_an_edited_input_file_of_a_csv_dataset(tmp_path):
     for split, start in (("train", 0), ("test", 100)):
         rows = [[start + i, i % 3] for i in range(30)]
         write_csv(clone / "inputs" / "mine" / f"{split}.csv", ["x", "y"], rows)
-    csv_conf = (clone / "conf" / "dataset" / "csv.yaml").read_text()
-    (clone / "conf" / "dataset" / "mine.yaml").write_text(
-        csv_conf.replace("name: csv", "name: mine")
-        .replace("train_path: null", "train_path: inputs/mine/train.csv")
-        .replace("test_path: null", "test_path: inputs/mine/test.csv")
-        .replace("label: ???", "label: y")
-    )
     params = clone / "params.yaml"
-    values = yaml.safe_load(params.read_text())
-    params.write_text(yaml.safe_dump({**values, "datasets": [*values["datasets"], "mine"]}))
+    params.write_text(
+        params.read_text()
+        + "  mine: {train_path: inputs/mine/train.csv, test_path: inputs/mine/test.csv, "
+        "label: y}\n"
+    )
 
     assert "Running stage 'generate@mine'" in run([dvc, "repro", "generate@mine"], clone, env)
     assert "up to date" in run([dvc, "status", "generate@mine"], clone, env)

@@ -10,7 +10,7 @@ import yaml
 
 from imports import ROOT, all_modules, closure
 
-CONF = ROOT / "conf"
+CONF = ROOT / "src" / "roundlab" / "conf"
 
 
 def _hydra_targets() -> list[str]:
@@ -43,7 +43,9 @@ def _file(module: str) -> Path:
 
 
 def _stage(name: str) -> dict:
-    return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"][name]
+    """A stage of dvc.yaml; for a foreach stage, what each instance runs (its ``do``)."""
+    stage = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"][name]
+    return stage.get("do", stage)
 
 
 def _covered(path: Path, deps: list[str]) -> bool:
@@ -76,7 +78,10 @@ def test_the_sweep_does_not_depend_on_the_report():
 # rule that picks a learning rate, shared with the sweep (roundlab.report.tuning).
 PLANNING = {
     "src/roundlab/sweep/__init__.py",
+    "src/roundlab/data/__init__.py",
+    "src/roundlab/data/entries.py",
     "src/roundlab/sweep/extend.py",
+    "src/roundlab/sweep/manifest.py",
     "src/roundlab/sweep/plan.py",
     "src/roundlab/sweep/rates.py",
     "src/roundlab/sweep/profile.py",
@@ -88,43 +93,46 @@ def test_report_stage_does_not_depend_on_training_code():
     # a change to how runs train must rerun the sweep, and the report only through results/
     deps = _stage("report")["deps"]
     assert "results" in deps
-    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "conf", "data"]
-    training.append("src/roundlab/train.py")
+    training = ["src/roundlab/run", "src/roundlab/sweep", "src/roundlab/engine", "data"]
+    training += ["src/roundlab/conf", "src/roundlab/data", "src/roundlab/train.py"]
     assert {d for d in deps if any(_covered(Path(d), [t]) for t in training)} == PLANNING
 
 
 def test_the_report_imports_only_the_planning_side_of_the_sweep():
     modules = closure(ENTRIES["report"]())
-    sweep = {str(_file(m)) for m in modules if m.startswith(("roundlab.sweep", "roundlab.run."))}
+    prefixes = ("roundlab.sweep", "roundlab.run.", "roundlab.data")
+    sweep = {str(_file(m)) for m in modules if m.startswith(prefixes)}
     assert sweep == PLANNING
 
 
-def test_sweep_tracks_only_the_active_profile():
-    assert _stage("sweep")["params"] == ["profile", {"profiles.yaml": ["${profile}"]}]
+def test_sweep_tracks_only_the_active_profile_and_its_own_dataset_entry():
+    assert _stage("sweep")["params"] == [
+        "profile",
+        "datasets.${key}",
+        {"profiles.yaml": ["${profile}"]},
+    ]
 
 
-def test_params_yaml_holds_only_the_profile_name_and_the_generated_datasets():
+def test_params_yaml_holds_only_the_profile_name_and_the_datasets():
     # `dvc exp show` prints every key of params.yaml as a column: the profiles live apart
     assert set(yaml.safe_load((ROOT / "params.yaml").read_text())) == {"profile", "datasets"}
 
 
-def test_generate_stages_track_their_config_as_a_file_not_as_params():
-    generate = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["generate"]["do"]
-    assert "params" not in generate
-    assert "conf/dataset/${item}.yaml" in generate["deps"]
+def test_every_dataset_entry_has_its_own_generate_and_sweep_stage():
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    assert stages["generate"]["foreach"] == stages["sweep"]["foreach"] == "${datasets}"
+    assert _stage("generate")["params"] == ["datasets.${key}"]
+    assert _stage("generate")["cmd"] == "python -m roundlab.data ${key}"
+    assert _stage("sweep")["cmd"] == "python -m roundlab.sweep --dataset ${key}"
 
 
-def test_sweep_depends_on_the_data_of_the_profiles_datasets_and_no_other():
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    profiles = yaml.safe_load((ROOT / "profiles.yaml").read_text())
-    trained = {d for p in profiles.values() for d in p["datasets"]}
-    data_deps = {d for d in _stage("sweep")["deps"] if d.split("/")[0] == "data"}
-    assert data_deps == {f"data/{d}" for d in trained}
-    assert trained <= set(params["datasets"])  # each has its generate stage
+def test_a_sweep_depends_on_its_own_dataset_and_no_other():
+    data_deps = [d for d in _stage("sweep")["deps"] if d.split("/")[0] == "data"]
+    assert data_deps == ["data/${key}"]
 
 
 def test_dvc_keeps_finished_results_for_a_resumed_sweep():
-    assert _stage("sweep")["outs"] == [{"results": {"persist": True}}]
+    assert _stage("sweep")["outs"] == [{"results/${key}": {"persist": True}}]
 
 
 def _dvc(workdir: Path, *args: str) -> str:
@@ -146,14 +154,13 @@ def committed_pipeline(tmp_path: Path) -> Path:
     for name in ("dvc.yaml", "params.yaml", "profiles.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
-    for name in ("src", "conf"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=ignore)
+    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=ignore)
     (tmp_path / "bench").mkdir()
     shutil.copy(ROOT / "bench" / "numpy_cost.json", tmp_path / "bench")
-    for dep in _stage("sweep")["deps"]:
-        if dep.startswith("data/"):
-            (tmp_path / dep).mkdir(parents=True)
-    for out in ("results", "reports/figures", "reports/plots", "reports/metrics"):
+    for name in yaml.safe_load((ROOT / "params.yaml").read_text())["datasets"]:
+        (tmp_path / "data" / name).mkdir(parents=True)
+        (tmp_path / "results" / name).mkdir(parents=True)
+    for out in ("reports/figures", "reports/plots", "reports/metrics"):
         (tmp_path / out).mkdir(parents=True)
     for out in ("reports/report.md", "reports/report.html", "reports/headline.json"):
         (tmp_path / out).write_text("{}\n")
@@ -182,3 +189,16 @@ def test_editing_a_report_module_reruns_the_report_and_not_the_sweep(committed_p
     _edit(committed_pipeline / "src/roundlab/report/stats.py")
     assert "up to date" in _dvc(committed_pipeline, "status", "sweep")
     assert "src/roundlab/report" in _dvc(committed_pipeline, "status", "report")
+
+
+def test_a_new_csv_entry_changes_only_its_own_stages_and_the_report(committed_pipeline):
+    """Adding a dataset is one entry of params.yaml and its file under inputs/: no config file,
+    no dvc.yaml edit. Its generate and sweep stages are new; every other sweep stays up to date
+    (every generate instance depends on all of inputs/: each reruns and writes the same data)."""
+    (committed_pipeline / "inputs").mkdir(exist_ok=True)
+    (committed_pipeline / "inputs" / "fair.csv").write_text("x,y\n0.5,1\n1.5,2\n")
+    params = committed_pipeline / "params.yaml"
+    params.write_text(params.read_text() + "  fair: {path: inputs/fair.csv, label: y}\n")
+    status = _dvc(committed_pipeline, "status", "sweep", "report")
+    changed = {line.strip().rstrip(":") for line in status.splitlines() if line[:1].isalnum()}
+    assert changed == {"sweep@fair", "report"}, status

@@ -112,7 +112,7 @@ def _profile(**raw) -> Profile:
     return parse_profile("p", {**base, **raw}, None)
 
 
-def _one_resample(dataset, overrides):
+def _one_resample(dataset, overrides, config=None):
     return 1
 
 

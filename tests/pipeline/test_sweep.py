@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from roundlab import paths
-from roundlab.sweep import cli, preview, runner
+from roundlab.sweep import children, cli, preview, runner
 from roundlab.sweep import plan as planning
 from roundlab.sweep import profile as profiles
 from roundlab.sweep.resamples import from_configs
@@ -164,7 +164,7 @@ def test_a_dataset_with_resamples_is_planned_at_every_resample_in_its_own_multir
         known_datasets=["count", "ratings", "scores"],
     )
     resamples = {"count": 1, "ratings": 3, "scores": 3}
-    multiruns = planning.plan(profile, resamples_of=lambda d, overrides: resamples[d])
+    multiruns = planning.plan(profile, resamples_of=lambda d, *_: resamples[d])
     assert [m.family for m in multiruns] == [
         "approaches-count",
         "references-count",
@@ -294,7 +294,7 @@ def test_parallel_jobs_split_the_cores_between_them(monkeypatch):
         ({"launcher": "slurm"}, "launcher must be one of .*Received: launcher='slurm'"),
         ({"launcher": "basic", "max_members": 4}, "goes with launcher: vectorized"),
         ({"epochs": 3}, "takes only .*Received: epochs"),
-        ({"dataset_overrides": {"affine": ["n_train=1"]}}, r"must name datasets of the profile"),
+        ({"dataset_overrides": {"afine": ["n_train=1"]}}, r"must name datasets of the profile"),
     ],
 )
 def test_bad_profiles_are_refused_naming_the_key_and_value(raw, message):
@@ -344,10 +344,9 @@ def test_default_profile_can_answer_every_question():
     assert set(profile.approaches) == set(approaches.without_activation())  # question 1
     real = [d for d in profile.datasets if registry.get(d).make is bundled_dataset]
     assert real, profile.datasets  # the answers must hold on real data too
-    full = profiles.load_profile(PARAMS, "full")
-    assert {d for d in registry.names() if registry.get(d).make is bundled_dataset} <= set(
-        full.datasets
-    )
+    full = yaml.safe_load((ROOT / "profiles.yaml").read_text())["full"]
+    assert "datasets" not in full  # every dataset of params.yaml, the bundled ones once added
+    assert set(full["dataset_overrides"]) <= set(registry.names())
     for knob in ("sigmoid_round", "sine_round", "soft_round", "comb_round"):  # question 2
         assert len(profile.activations.get(knob) or ()) >= 2, knob
     assert "hard_round" in profile.activations  # the negative control of the failed runs
@@ -369,7 +368,7 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
     for path in (planned, unplanned, dropped, tmp, *models):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("{}")
-    (results / runner.MANIFEST).write_text("profile: x\n")
+    (results / paths.SWEEP_MANIFEST).write_text("profile: x\n")
     keep = results / "notes.txt"
     keep.write_text("mine")
     (tmp_path / "multirun" / "approaches").mkdir(parents=True)
@@ -379,7 +378,7 @@ def test_prepare_keeps_planned_results_and_removes_unplanned_ones_and_tmp_files(
     assert planned.read_text() == "{}" and not tmp.exists()
     assert models[0].exists() and not models[1].exists()  # a dropped run's model goes with it
     assert not (results / "count" / "rounding").exists()
-    assert not (results / runner.MANIFEST).exists() and keep.read_text() == "mine"
+    assert not (results / paths.SWEEP_MANIFEST).exists() and keep.read_text() == "mine"
     assert not (tmp_path / "multirun" / "approaches").exists()
     assert (tmp_path / "multirun" / "other").exists()
 
@@ -391,8 +390,8 @@ def test_fresh_sweeps_turn_resume_off_in_every_multirun():
     assert "sweep.resume=false" in fresh
 
 
-def test_conf_dir_is_the_repository_conf_tree():
-    assert paths.CONF_DIR == ROOT / "conf"
+def test_conf_dir_is_the_package_conf_tree_of_the_checkout():
+    assert paths.CONF_DIR == ROOT / "src" / "roundlab" / "conf"
     assert (paths.CONF_DIR / "config.yaml").is_file()
 
 
@@ -433,10 +432,10 @@ def test_multiruns_run_at_most_processes_at_once_and_are_logged_in_plan_order(tm
 
     def start(m):
         cmd = [sys.executable, "-c", code, str(stamps), str(0.9 - 0.2 * int(m.family[1]))]
-        return runner._Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
+        return children.Launched(m, cmd, subprocess.Popen(cmd), tmp_path / m.family)
 
     reported, ended = [], []
-    log = runner._run_multiruns(
+    log = children.run_multiruns(
         multiruns, profile, start, reported.append, lambda _, entry: ended.append(entry)
     )
     assert [e["family"] for e in log] == ["m0", "m1", "m2", "m3"]

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from roundlab.report.environment import git_commit
+from roundlab.report.environment import git_commit, processes_at_once
 
 
 def _git(root, *args):
@@ -42,3 +42,19 @@ def test_a_changed_source_file_marks_the_commit(repo):
     (repo / "reports/headline.json").write_text("v2\n")
     (repo / "src/model.py").write_text("v2\n")
     assert git_commit(repo) == _git(repo, "rev-parse", "HEAD") + " + uncommitted changes"
+
+
+def test_runs_at_once_are_processes_times_jobs_from_the_manifest(tmp_path):
+    at_once = processes_at_once({"profile": "default", "jobs": 3, "processes": 2}, tmp_path)
+    assert at_once == "6: processes 2 × jobs 3"
+
+
+def test_a_manifest_without_processes_takes_them_from_the_profile(tmp_path):
+    (tmp_path / "profiles.yaml").write_text("default:\n  processes: 2\nsmall: {}\n")
+    assert processes_at_once({"profile": "default", "jobs": 1}, tmp_path) == (
+        "2: processes 2 × jobs 1 (processes from profiles.yaml)"
+    )
+    assert processes_at_once({"profile": "small", "jobs": 1}, tmp_path) == (
+        "1: processes 1 × jobs 1 (processes from profiles.yaml)"
+    )
+    assert processes_at_once({"profile": "gone", "jobs": 1}, tmp_path) is None

@@ -1,18 +1,29 @@
 """The sweeper of roundlab's multiruns (``hydra/sweeper=roundlab``, the default in
-conf/config.yaml): Hydra's basic sweeper, without composing every job twice.
+conf/config.yaml): Hydra's basic sweeper, without composing every job twice, and with job lists.
 
 Before launching a batch, the basic sweeper composes every job's config to catch a bad override
 before any job runs; the launcher then composes them again. The vectorised launcher composes
 (or derives) every job's config before it trains any, so with it the sweeper's own pass is
 skipped: it cost about a third of a second per job, more than training a stacked member. With
 any other launcher, which composes a job only when it runs it, the batch is checked as before.
+
+``sweep.jobs=<file>`` (a YAML list of jobs, each a list of overrides) runs exactly those jobs,
+each followed by the command line's other overrides, instead of the command line's cross
+product: the sweep's workers run several families in one process this way
+(:mod:`roundlab.sweep.workers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+import yaml
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.override_parser.types import Override
+from hydra.errors import HydraException
+
+JOBS_KEY = "sweep.jobs"
 
 
 class RoundlabSweeper(BasicSweeper):
@@ -20,3 +31,22 @@ class RoundlabSweeper(BasicSweeper):
         if getattr(self.launcher, "composes_every_job_first", False):
             return
         super().validate_batch_is_legal(batch)
+
+    def split_arguments(  # an instance method where the basic sweeper's is static: same call
+        self, overrides: list[Override], max_batch_size: int | None
+    ) -> list[list[list[str]]]:
+        listed = [o for o in overrides if o.get_key_element() == JOBS_KEY]
+        if not listed or listed[-1].value() is None:
+            return BasicSweeper.split_arguments(overrides, max_batch_size)
+        swept = [o.input_line for o in overrides if o.is_sweep_override()]
+        if swept:
+            raise HydraException(
+                f"{JOBS_KEY} lists every job: the command line must not sweep as well. "
+                f"Received: {swept}"
+            )
+        jobs = yaml.safe_load(Path(str(listed[-1].value())).read_text()) or []
+        common = [o.input_line for o in overrides]
+        batch = [[*map(str, job), *common] for job in jobs]
+        if max_batch_size is None:
+            return [batch]
+        return [batch[i : i + max_batch_size] for i in range(0, len(batch), max_batch_size)]

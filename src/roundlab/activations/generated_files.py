@@ -1,8 +1,10 @@
-"""The files generated from the catalogue: conf/activation/<name>.yaml and README.md's table.
+"""The files generated from the catalogue: roundlab/conf/activation/<name>.yaml and README.md's
+table.
 
-Both belong to the source checkout: the configs are in ``roundlab.paths.CONF_DIR``, the README
-beside that directory. Every .yaml file in conf/activation/ is generated: one without a
-catalogue entry is stale, and ``write_files`` deletes it.
+The configs are in ``roundlab.paths.CONF_DIR`` (inside the package, so a wheel ships them); the
+README belongs to the source checkout only (its root, ``src/roundlab/conf`` three levels down), so
+checking or rewriting the files needs a checkout. Every .yaml file in conf/activation/ is
+generated: one without a catalogue entry is stale, and ``write_files`` deletes it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from roundlab.activations.catalogue import (
 )
 
 CONFIG_DIR = paths.CONF_DIR / "activation"
-README = paths.CONF_DIR.parent / "README.md"
+README = paths.CONF_DIR.parents[2] / "README.md"
 
 
 def expected_configs(config_dir: Path = CONFIG_DIR) -> dict[Path, str]:
@@ -47,6 +49,11 @@ def readme_with_table(text: str) -> str:
 
 def stale_files(config_dir: Path = CONFIG_DIR, readme: Path = README) -> list[Path]:
     """Every generated file that is missing, differs from the catalogue, or has no entry."""
+    if not readme.is_file():
+        raise FileNotFoundError(
+            f"the generated files are checked and written in a source checkout of roundlab "
+            f"(its README.md holds the activation table). Received: readme={readme} (missing)"
+        )
     stale = [
         path
         for path, text in expected_configs(config_dir).items()

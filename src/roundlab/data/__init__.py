@@ -11,38 +11,42 @@
 
 Generators (``names()``): affine, count, digit_sum, poisson, diabetes, randhie, anes96, csv.
 
+- :mod:`roundlab.data.entries` reads params.yaml's dataset entries.
+
 May import the leaves only (paths, metrics): the engine and everything above read data
-through :class:`Dataset`.
+through :class:`Dataset`. The names below are imported when first used (PEP 562), so that
+reading params.yaml's entries (the sweep's planner, the report) does not import the generators
+and their libraries.
 """
 
-from roundlab.data.build import (
-    compose_config,
-    generate,
-    generate_all,
-    materialize,
-    read_config,
-    resample_count,
-    stored_meta,
-    to_config,
-)
-from roundlab.data.dataset import Dataset, Split, warn_if_constant
-from roundlab.data.registry import names, register_configs
-from roundlab.data.store import load, save
+from __future__ import annotations
 
-__all__ = [
-    "Dataset",
-    "Split",
-    "compose_config",
-    "generate",
-    "generate_all",
-    "load",
-    "materialize",
-    "names",
-    "read_config",
-    "register_configs",
-    "resample_count",
-    "save",
-    "stored_meta",
-    "to_config",
-    "warn_if_constant",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Dataset": "dataset",
+    "Split": "dataset",
+    "warn_if_constant": "dataset",
+    "compose_config": "build",
+    "generate": "build",
+    "generate_all": "build",
+    "materialize": "build",
+    "read_config": "build",
+    "resample_count": "build",
+    "stored_meta": "build",
+    "to_config": "build",
+    "names": "registry",
+    "register_configs": "registry",
+    "load": "store",
+    "save": "store",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value

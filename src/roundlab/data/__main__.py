@@ -1,5 +1,6 @@
-"""``python -m roundlab.data <name> [key=value ...]``: write data/<name>/ from
-conf/dataset/<name>.yaml (the command of the DVC ``generate`` stage).
+"""``python -m roundlab.data <name> [key=value ...]``: write data/<name>/ from params.yaml's
+entry ``datasets.<name>`` (:mod:`roundlab.data.entries`), or from the dataset config
+``<name>`` when params.yaml has no such entry (the command of the DVC ``generate`` stage).
 
 ``key=value`` overrides the dataset's parameters, e.g.
 ``python -m roundlab.data csv path=my.csv label=count``. A dataset with resamples is written
@@ -15,6 +16,7 @@ from pathlib import Path
 from hydra.errors import HydraException
 
 from roundlab import paths
+from roundlab.data import entries
 from roundlab.data.build import compose_config, generate_all
 from roundlab.data.schemas import require
 from roundlab.data.store import save
@@ -24,17 +26,22 @@ from roundlab.errors import WriteFailed
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m roundlab.data",
-        description="Generate data/<name>/ from conf/dataset/<name>.yaml.",
+        description="Generate data/<name>/ from params.yaml's entry or the dataset config.",
     )
-    parser.add_argument("name", help="dataset config name (a file conf/dataset/<name>.yaml)")
+    parser.add_argument("name", help="a dataset of params.yaml `datasets`, or a dataset config")
     parser.add_argument("overrides", nargs="*", help="key=value parameter overrides")
     parser.add_argument("--data-dir", type=Path, help="parent directory (default: <root>/data)")
+    parser.add_argument(
+        "--params", type=Path, help="params file (default: <project root>/params.yaml)"
+    )
     args = parser.parse_args(argv)
     try:
-        cfg = compose_config(args.name, args.overrides)
+        known = entries.load(args.params or paths.project_root() / "params.yaml")
+        entry = known.get(args.name, entries.Entry(args.name, args.name))
+        cfg = compose_config(entry.config, [*entry.overrides, *args.overrides])
         require(
             cfg.name == args.name,
-            f"conf/dataset/{args.name}.yaml must set name: {args.name} (it names data/<name>/)",
+            f"the dataset config {entry.config} must set name: {args.name} (it names data/<name>/)",
             name=cfg.name,
         )
         datasets = generate_all(cfg)

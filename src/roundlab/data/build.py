@@ -62,7 +62,11 @@ def to_config(dataset_cfg: DatasetCfg) -> DatasetConfig:
     merged = OmegaConf.merge(OmegaConf.structured(generator.schema), body)
     missing = sorted(OmegaConf.missing_keys(merged))
     require(
-        not missing, "the dataset config must set every parameter of its schema", missing=missing
+        not missing,
+        "the dataset config must set every parameter of its schema (to start from a "
+        "config's values and state only what differs, list that config, e.g. `csv`, first "
+        "in its defaults instead of base_<generator>)",
+        missing=missing,
     )
     cfg = OmegaConf.to_object(merged)
     cfg.check()
@@ -89,17 +93,31 @@ def read_config(
 ) -> DatasetConfig:
     """``conf/dataset/<name>.yaml`` with ``key=value`` overrides, typed and checked, read
     without Hydra (which allows one initialisation per process, and a sweep's planner may run
-    inside one): the generator is the file's ``generator`` or its ``base_<generator>`` default,
-    as Hydra would compose it."""
-    file = Path(conf_dir or paths.CONF_DIR) / "dataset" / f"{name}.yaml"
-    if not file.is_file():
-        raise FileNotFoundError(f"no dataset config {file}")
-    body = OmegaConf.to_container(OmegaConf.load(file), resolve=False)
-    bases = [d for d in body.pop("defaults", []) if isinstance(d, str) and d.startswith("base_")]
-    if bases and "generator" not in body:
-        body["generator"] = bases[0].removeprefix("base_")
+    inside one), composed as Hydra would: the file's defaults first (``base_<generator>``
+    picks the generator, another name is a dataset config whose keys it starts from, e.g.
+    ``csv``), then its own keys, then the overrides."""
+    body = _read_chain(Path(conf_dir or paths.CONF_DIR) / "dataset", name, ())
     merged = OmegaConf.merge(body, OmegaConf.from_dotlist(list(overrides)))
     return to_config(OmegaConf.to_container(merged, resolve=True))
+
+
+def _read_chain(directory: Path, name: str, seen: tuple[str, ...]) -> DictConfig:
+    file = directory / f"{name}.yaml"
+    if not file.is_file():
+        known = sorted(p.stem for p in directory.glob("*.yaml"))
+        raise FileNotFoundError(f"no dataset config {file}. Known: {known}")
+    if name in seen:
+        raise ValueError(f"dataset configs must not extend each other in a circle: {seen}")
+    body = OmegaConf.to_container(OmegaConf.load(file), resolve=False)
+    merged = OmegaConf.create()
+    for default in body.pop("defaults", []):
+        if not isinstance(default, str) or default == "_self_":
+            continue
+        if default.startswith("base_"):
+            merged = OmegaConf.merge(merged, {"generator": default.removeprefix("base_")})
+        else:
+            merged = OmegaConf.merge(merged, _read_chain(directory, default, (*seen, name)))
+    return OmegaConf.merge(merged, body)
 
 
 def generate(dataset_cfg: DatasetCfg) -> Dataset:

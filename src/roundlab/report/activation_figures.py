@@ -12,6 +12,13 @@ from roundlab.report.gradients import GradientResults
 from roundlab.report.handwritten import SPIKY_DY, SPIKY_X, SPIKY_Y
 from roundlab.report.plotting import X_LABEL, colours, new_figure, plot_broken, save
 
+# Inches right of the panels for each panel's legend: a legend inside a panel covers the
+# curves it names. The gradient checks' two panels are stacked, their legends being long.
+GALLERY_LEGEND = 1.6
+CHECKS_PANEL = (6.6, 3.6)
+CHECKS_LEGEND = 3.6
+OUTSIDE_RIGHT = dict(loc="center left", bbox_to_anchor=(1.02, 0.5))
+
 
 def _gallery_row(ax_f, ax_g, title: str, evs: list[Evaluation]) -> None:
     x0 = evs[0].x
@@ -38,20 +45,23 @@ def _gallery_row(ax_f, ax_g, title: str, evs: list[Evaluation]) -> None:
     ax_f.set_title(f"{title}: forward")
     ax_f.set_xlabel(X_LABEL)
     ax_f.set_ylabel("output (label units)")
-    ax_f.legend(loc="upper left")
-    ax_g.set_title(f"{title}: gradient dy/dx (colours as on the left)")
+    # the forward panel names every activation, one without a gradient too
+    ax_g.legend(*ax_f.get_legend_handles_labels(), **OUTSIDE_RIGHT)
+    ax_g.set_title(f"{title}: gradient dy/dx")
     ax_g.set_xlabel(X_LABEL)
     ax_g.set_ylabel("dy/dx (dimensionless)")
 
 
 def gallery(rows: list[tuple[str, list[Evaluation]]], path: Path) -> Path:
     """One row per activation family: forward (left) and TensorFlow gradient (right) at each
-    parameter value. ``rows`` is a list of (row title, evaluations)."""
+    parameter value, the row's legend on its right. ``rows`` is a list of (row title,
+    evaluations)."""
     fig, axes = new_figure(
         len(rows),
         2,
         "Activation gallery: forward and gradient at the swept values\n"
         "gaps are jumps; dashed grey: round(x)",
+        extra=(GALLERY_LEGEND, 0.6),
     )
     for (title, evs), (ax_f, ax_g) in zip(rows, axes, strict=True):
         _gallery_row(ax_f, ax_g, title, evs)
@@ -76,7 +86,7 @@ def _sigmoid_panel(ax, grad: GradientResults) -> None:
     ax.set_title("sigmoid_round: true k·s(1−s) vs hand-written s(1−s)")
     ax.set_xlabel(X_LABEL)
     ax.set_ylabel("dy/dx (dimensionless, log scale)")
-    ax.legend(loc="lower right", ncol=1)
+    ax.legend(**OUTSIDE_RIGHT)
 
 
 def _spiky_panel(ax, spiky: Evaluation, spiky_np: Evaluation) -> None:
@@ -112,13 +122,19 @@ def _spiky_panel(ax, spiky: Evaluation, spiky_np: Evaluation) -> None:
     ax.set_xlabel(X_LABEL)
     ax.set_ylabel("y (label units) and dy/dx (dimensionless)")
     ax.set_ylim(-0.1, 1.75)
-    ax.legend(loc="upper center", ncol=2)
+    ax.legend(**OUTSIDE_RIGHT)
 
 
 def gradient_checks(grad: GradientResults, path: Path) -> Path:
-    """Left: sigmoid_round's TensorFlow gradient against the hand-written approx_round_grad.
-    Right: the spiky example, both implementations."""
-    fig, axes = new_figure(1, 2, "Gradient checks: hand-written gradients and the spiky example")
+    """Top: sigmoid_round's TensorFlow gradient against the hand-written approx_round_grad.
+    Bottom: the spiky example, both implementations. Legends right of the panels."""
+    fig, axes = new_figure(
+        2,
+        1,
+        "Gradient checks: hand-written gradients and the spiky example",
+        CHECKS_PANEL,
+        (CHECKS_LEGEND, 0.6),
+    )
     _sigmoid_panel(axes[0][0], grad)
-    _spiky_panel(axes[0][1], grad.spiky_tf, grad.spiky_np)
+    _spiky_panel(axes[1][0], grad.spiky_tf, grad.spiky_np)
     return save(fig, path)

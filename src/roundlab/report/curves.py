@@ -122,6 +122,10 @@ def loss_label(cfg: Configuration) -> str:
     """What the loss of ``cfg`` measures, from the approach and the recorded trainer config."""
     if cfg.approach == "classification":
         return "cross-entropy (nats)"
+    if cfg.approach == "ordinal":
+        return "binary cross-entropies (nats)"
+    if cfg.approach == "poisson":  # without log y!, so it can be negative
+        return "Poisson neg. log-likelihood (nats)"
     trainer = (cfg.runs[0].config or {}).get("trainer", {}) if cfg.runs else {}
     if cfg.approach == "regression" and trainer.get("loss") == "huber":
         return "Huber (label units)"

@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 
 from roundlab.results import RunResult
-from roundlab.versions import package_versions
+from roundlab.sweep.profile import PROFILES_FILE
+from roundlab.versions import package_versions, roundlab_version
 
 
 def recorded_versions(results: list[RunResult]) -> dict[str, str]:
@@ -80,15 +81,39 @@ def total_run_time(results: list[RunResult]) -> float:
     return sum(r.duration_s or 0.0 for r in results)
 
 
+def processes_at_once(manifest: dict, root: Path) -> str | None:
+    """How many training processes ran at once: ``processes`` (multiruns side by side) ×
+    ``jobs`` (each multirun's joblib workers), from the sweep's manifest, or, for a manifest
+    without ``processes``, from the profile of that name in ``<root>/profiles.yaml``. None when
+    neither says."""
+    processes = manifest.get("processes")
+    source = ""
+    if processes is None and manifest.get("profile"):
+        path = Path(root) / PROFILES_FILE
+        profiles = (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+        profile = profiles.get(manifest["profile"])
+        if isinstance(profile, dict):
+            processes, source = profile.get("processes", 1), f" (processes from {PROFILES_FILE})"
+    if processes is None:
+        return None
+    jobs = manifest.get("jobs") or 1
+    return f"{processes * jobs}: processes {processes} × jobs {jobs}{source}"
+
+
 def tables(runs: list[RunResult], manifest: dict, root: Path) -> dict[str, dict[str, str]]:
     """The environment section's tables, title -> item -> value: time taken, code and data,
     devices, and the package versions of the runs and of this build."""
     timing = {"training, summed over runs": f"{total_run_time(runs):.0f} s"}
-    if manifest.get("jobs"):
-        timing["jobs run at once"] = str(manifest["jobs"])
+    at_once = processes_at_once(manifest, root)
+    if at_once:
+        timing["training processes at once"] = at_once
     return {
         "Time taken": timing,
-        "Code and data": {"git commit": git_commit(root), **dvc_lock(root)},
+        "Code and data": {
+            "roundlab": roundlab_version(),
+            "git commit": git_commit(root),
+            **dvc_lock(root),
+        },
         "Devices the runs used (number of runs)": {k: str(v) for k, v in devices(runs).items()},
         "Package versions recorded by the training runs": recorded_versions(runs),
         "Package versions that built this report": package_versions(),

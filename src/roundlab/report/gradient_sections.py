@@ -102,8 +102,8 @@ def gradient_blocks(grad: GradientResults, figure: Path) -> list[Block]:
     """Checks against references, the hand-written gradients, the spiky example, their figure,
     and the numpy cost when it was measured."""
     caption = (
-        "Left: TensorFlow's gradient of sigmoid_round (solid) and the hand-written "
-        "approx_round_grad (dotted), which is k times too small. Right: spiky and its "
+        "Top: TensorFlow's gradient of sigmoid_round (solid) and the hand-written "
+        "approx_round_grad (dotted), which is k times too small. Bottom: spiky and its "
         "gradient, with the example's four test points."
     )
     blocks = _checks(grad) + _handwritten(grad) + _spiky(grad) + [Figure(figure, caption)]

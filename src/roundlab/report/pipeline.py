@@ -84,7 +84,7 @@ def _introduction(runs, groups, manifest: dict, results_dir: Path) -> Paragraph:
         else ""
     )
     return Paragraph(
-        f"{len(runs)} runs ({n_ok} finished, {len(runs) - n_ok} failed) in "
+        f"{len(runs)} runs ({n_ok} finished, {sections.failure_counts(runs)}) in "
         f"{sum(len(c) for c in groups.values())} configurations on {len(groups)} datasets, "
         f"{profile}. Built from the result files under `{results_dir.name}/` alone, each "
         f"checked against its content digest.{older} Every learning rate and setting is chosen "
@@ -138,8 +138,10 @@ def build_report(
     :class:`roundlab.results.UnreadableResult` for a result file that is unreadable or was
     edited (before anything is written), WriteFailed for a file it cannot write."""
     results_dir, reports_dir = Path(results_dir), Path(reports_dir)
-    runs = results_io.read_all(results_dir)
     manifest = planned_runs(results_dir, root, profile)
+    runs = results_io.read_all(results_dir)
+    if manifest.get("datasets") is not None:  # a dataset outside the plan left its files
+        runs = [r for r in runs if r.dataset in manifest["datasets"]]
     figdir = _fresh_figures(reports_dir)
     groups = tune_groups(group(runs))
     swept = swept_values(groups)

@@ -1,15 +1,16 @@
 """Which runs the report expects, so that it can name every planned run without a result file.
 
-The sweep writes its plan to ``results/_sweep.yaml`` before any multirun starts. When that file
-is gone (deleted, lost with a disk that filled, or results from before it was written first),
-the plan is recomputed from the profile with the sweep's own planning code
-(:func:`roundlab.sweep.plan.plan`, with the resamples the result files show): the profile
-named by ``profile``, else, for the project's own ``results/`` (the DVC stage's), the active
-profile of params.yaml. The rate extensions are recomputed from the result files present, round
-after round, as the sweep planned them (:func:`roundlab.sweep.extend.all_rounds`): a round whose
-runs left no file ends it, so an extension that a missing run would have led to is not named.
-Another results directory without a manifest has no known plan: nothing says which profile
-wrote it.
+The sweep writes its plan to ``results/<dataset>/_sweep.yaml`` before any multirun starts
+(:mod:`roundlab.sweep.manifest`); for the project's own ``results/`` only the datasets of
+params.yaml count (a dataset dropped from it leaves its directory behind, outside the pipeline).
+When those files are gone (deleted, lost with a disk that filled, or results from before they
+were written first), the plan is recomputed from the profile with the sweep's own planning code
+(:func:`roundlab.sweep.plan.plan`, with the resamples the result files show): the profile named
+by ``profile``, else, for the project's own ``results/`` (the DVC stage's), the active profile
+of params.yaml. The rate extensions are recomputed from the result files present, round after
+round, as the sweep planned them (:func:`roundlab.sweep.extend.all_rounds`): a round whose runs
+left no file ends it, so an extension that a missing run would have led to is not named. Another
+results directory without a manifest has no known plan: nothing says which profile wrote it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import Any
 import yaml
 
 from roundlab import paths
+from roundlab.data import entries
 from roundlab.errors import ConfigError
+from roundlab.sweep import manifest
 from roundlab.sweep.extend import all_rounds
 from roundlab.sweep.plan import plan
 from roundlab.sweep.profile import PROFILES_FILE, load_profile
@@ -30,10 +33,19 @@ PARAMS_FILE = "params.yaml"
 RECOMPUTED = "recomputed_from"
 
 
-def read_manifest(results_dir: Path) -> dict[str, Any]:
-    """The sweep's record (profile, jobs, planned result files), or {} when absent."""
-    path = Path(results_dir) / paths.SWEEP_MANIFEST
-    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
+def read_manifest(results_dir: Path, datasets: list[str] | None = None) -> dict[str, Any]:
+    """The sweep's records (profile, jobs, planned result files) of ``datasets`` (default:
+    every one found) as one, or {} when absent."""
+    return manifest.read(results_dir, datasets)
+
+
+def pipeline_datasets(results_dir: Path, root: Path) -> list[str] | None:
+    """params.yaml's datasets when ``results_dir`` is the project's own results/, else None."""
+    params = Path(root) / PARAMS_FILE
+    own = Path(results_dir).absolute() == (Path(root) / "results").absolute()
+    if not own or not params.is_file():
+        return None
+    return list(entries.parse((yaml.safe_load(params.read_text()) or {}).get("datasets")))
 
 
 def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> dict[str, Any]:
@@ -42,16 +54,16 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     from ``<root>/params.yaml`` and the profiles beside it, with ``recomputed_from`` set; {} when
     neither is known. Raises ConfigError for a profile that cannot be read."""
     results_dir = Path(results_dir)
-    manifest = read_manifest(results_dir)
-    if manifest:
-        return manifest
+    found = read_manifest(results_dir, pipeline_datasets(results_dir, root))
+    if found:
+        return found
     params = Path(root) / PARAMS_FILE
     own = results_dir.absolute() == (Path(root) / "results").absolute()
     if not params.is_file() or (profile is None and not own):
         return {}
     try:
         chosen = load_profile(params, profile)
-        multiruns = plan(chosen, resamples_of=lambda d, _: resamples_seen(results_dir, d))
+        multiruns = plan(chosen, resamples_of=lambda d, *_: resamples_seen(results_dir, d))
         multiruns += all_rounds(chosen, multiruns, results_dir)
     except ValueError as err:
         message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"
@@ -60,6 +72,8 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     return {
         "profile": chosen.name,
         "jobs": chosen.jobs,
+        "processes": chosen.processes,
+        "datasets": list(chosen.datasets),
         "planned": [p.as_posix() for p in files],
         RECOMPUTED: PROFILES_FILE,
     }

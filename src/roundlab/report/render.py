@@ -2,7 +2,10 @@
 
 report.md links the PNG files under figures/ (relative paths, so the directory can be moved
 whole); report.html embeds the same PNGs as base64 data URIs, so the one file can be mailed or
-opened anywhere without its figures directory.
+opened anywhere without its figures directory. Each image carries its pixel size and the text
+column is wider than the widest figure (plotting.MAX_WIDTH at plotting.DPI: 1100 px), so a
+browser shows every figure at its own size, its 10-point text about 14 px tall, and shrinks one
+only in a window narrower than that.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import base64
 import html
 import re
+import struct
 from pathlib import Path
 
 from roundlab.report.document import Bullets, Code, Document, Figure, Heading, Paragraph, Table
@@ -17,7 +21,7 @@ from roundlab.report.document import Bullets, Code, Document, Figure, Heading, P
 _INLINE = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`")
 
 _CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 70rem;
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1120px;
        margin: 2rem auto; padding: 0 1rem; line-height: 1.45; color: #222; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.92rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.55rem; text-align: left; vertical-align: top; }
@@ -79,9 +83,10 @@ def to_html(doc: Document) -> str:
                 f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
             )
         elif isinstance(block, Figure):
-            data = base64.b64encode(Path(block.path).read_bytes()).decode("ascii")
+            png = Path(block.path).read_bytes()
+            data = base64.b64encode(png).decode("ascii")
             body.append(
-                f'<figure><img src="data:image/png;base64,{data}" '
+                f'<figure><img src="data:image/png;base64,{data}"{_size(png)} '
                 f'alt="{html.escape(block.caption, quote=True)}" '
                 f'data-file="figures/{html.escape(Path(block.path).name, quote=True)}">'
                 f"<figcaption>{_inline(block.caption)}</figcaption></figure>"
@@ -94,6 +99,15 @@ def to_html(doc: Document) -> str:
         + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+def _size(png: bytes) -> str:
+    """`` width="W" height="H"`` from the PNG's header (its IHDR chunk), so the page is laid out
+    at the figure's size before the image decodes; empty for bytes that are not a PNG."""
+    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        return ""
+    width, height = struct.unpack(">II", png[16:24])
+    return f' width="{width}" height="{height}"'
 
 
 def _inline(text: str) -> str:

@@ -1,10 +1,11 @@
 """Typed schemas of the training config, and how a script composes it.
 
-The YAML files under ``conf/`` hold the values; the dataclasses here hold their types. Each is
-registered in Hydra's ConfigStore under ``schema/<group>/<name>`` and extended by its YAML file,
-so a wrong type (``trainer.epochs=abc``) or an unknown key (``model.widht=3``) fails when Hydra
-composes the config. What a type cannot say (``activation.width=1.5``, ``trainer.dropout=2``)
-:mod:`roundlab.run.validate` checks before any data is loaded.
+The YAML files under ``roundlab/conf/`` (``roundlab.paths.CONF_DIR``) hold the values; the
+dataclasses here hold their types. Each is registered in Hydra's ConfigStore under
+``schema/<group>/<name>`` and extended by its YAML file, so a wrong type (``trainer.epochs=abc``)
+or an unknown key (``model.widht=3``) fails when Hydra composes the config. What a type cannot
+say (``activation.width=1.5``, ``trainer.dropout=2``) :mod:`roundlab.run.validate` checks before
+any data is loaded.
 """
 
 from __future__ import annotations
@@ -157,6 +158,10 @@ class SweepConfig:
     # its other jobs are dropped before training and leave no result (roundlab.sweep.resume).
     # The sweep sets it for the rounds of its rate extensions; null: every job runs.
     only: str | None = None
+    # A file listing the jobs of a multirun (a YAML list of lists of overrides), instead of the
+    # cross product of its command line: one process runs several families' jobs
+    # (roundlab.sweep.workers). Null: the command line's cross product.
+    jobs: str | None = None
 
 
 @dataclass

@@ -12,12 +12,19 @@ from roundlab.serving.saved_models import InputError, Predictor
 
 
 def read_csv(path: Path) -> dict[str, list[str]]:
-    """Column name -> values (as text) of a CSV file with a header row."""
+    """Column name -> values (as text) of a CSV file with a header row and at least one row
+    below it: a file with a header only is refused rather than answered with an empty
+    prediction file, which would look like a run that predicted nothing."""
     with open(path, newline="") as handle:
         rows = list(csv.reader(handle))
     if not rows:
         raise InputError(f"{path} must have a header row. Received: an empty file")
     header, body = rows[0], rows[1:]
+    if not body:
+        raise InputError(
+            f"{path} must have at least one row below its header. Received: a header only "
+            f"({len(header)} columns, no rows)"
+        )
     short = next((i for i, row in enumerate(body) if len(row) != len(header)), None)
     if short is not None:
         raise InputError(
@@ -28,7 +35,9 @@ def read_csv(path: Path) -> dict[str, list[str]]:
 
 
 def result_file(source: Path) -> Path:
-    """A result file as given, or the single result file below a run directory."""
+    """A result file as given, or the single result file below a run directory: the one with
+    a saved model, else the only one there (a reference fit's, or a failed run's, whose
+    loading then says why it holds no model)."""
     if source.is_file():
         return source
     if not source.is_dir():
@@ -36,7 +45,8 @@ def result_file(source: Path) -> Path:
             f"the model source must be a result file or a run directory. "
             f"Received: {source} (not found)"
         )
-    found = sorted(p for p in source.rglob("seed=*.json") if p.with_suffix(".keras").is_file())
+    every = sorted(source.rglob("seed=*.json"))
+    found = [p for p in every if p.with_suffix(".keras").is_file()] or every
     if len(found) != 1:
         raise InputError(
             f"a run directory must hold exactly one result file with a saved model; name the "

@@ -19,6 +19,7 @@ file's metrics.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -181,10 +182,7 @@ class Predictor:
         keras_objects.register()
         result = results.read(result_path)
         if result.approach in approaches.references():
-            raise InputError(
-                f"{result_path} is a reference fit: references save no network to predict with. "
-                f"Received: approach={result.approach}"
-            )
+            raise reference_refused(str(result_path), result.config)
         if not result.model:
             raise InputError(
                 f"{result_path} must be a finished run that saved its model. "
@@ -202,6 +200,45 @@ class Predictor:
 
     def predict_table(self, table: Mapping[str, Sequence[Any]], source: str) -> np.ndarray:
         return self.predict(feature_matrix(table, self.card.features, source))
+
+
+# The keys that make a dataset a CSV file's (and name its file and columns), in a refit command.
+CSV_KEYS = ("path", "split_column", "train_path", "val_path", "test_path", "extrapolate_path")
+CSV_COLUMNS = ("label", "features")
+
+
+def reference_refused(source: str, config: Mapping[str, Any]) -> InputError:
+    """The one-line refusal to predict from a reference fit (``source``: a result file or
+    ``--run=<id>``; ``config``: its resolved config): statsmodels and LightGBM fits are scored
+    when they are made and kept as metrics, with no network (nor a fitted model) to load, so the
+    message gives the command that fits the same reference again."""
+    approach = config["approach"]["name"]
+    return InputError(
+        f"{source} is a reference fit: references save no network to predict with (the fit "
+        f"keeps its metrics, not a model); refit it with `{refit_command(config)}`, or predict "
+        f"with a network approach's run. Received: approach={approach}"
+    )
+
+
+def refit_command(config: Mapping[str, Any]) -> str:
+    """``python -m roundlab.train ...`` fitting the run of ``config`` again: its dataset (by its
+    config's name, or a CSV dataset by its files and columns), approach, method, resample and
+    seed; other keys take their defaults."""
+    dataset, approach = config["dataset"], config["approach"]
+    given = {k: dataset.get(k) for k in (*CSV_KEYS, *CSV_COLUMNS)}
+    given = {k: v for k, v in given.items() if v not in (None, "None")}
+    if any(k in given for k in CSV_KEYS):
+        words = ["dataset=csv", f"dataset.name={dataset['name']}"]
+        words += [f"dataset.{k}={v}" for k, v in given.items()]
+    else:
+        words = [f"dataset={dataset['name']}"]
+    words.append(f"approach={approach['name']}")
+    if approach.get("method") not in (None, "None"):
+        words.append(f"approach.method={approach['method']}")
+    if dataset.get("resample") not in (None, "None"):
+        words.append(f"dataset.resample={dataset['resample']}")
+    words.append(f"seed={config.get('seed', 0)}")
+    return shlex.join(["python", "-m", "roundlab.train", *words])
 
 
 def _load(path: Path) -> Any:

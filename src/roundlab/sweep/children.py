@@ -1,6 +1,7 @@
 """Multiruns end with the sweep that started them.
 
-Each multirun is a child process of ``python -m roundlab.sweep``. A sweep killed outright
+Each multirun is a child process of ``python -m roundlab.sweep``, ``processes`` of them at once
+(:func:`run_multiruns`). A sweep killed outright
 (``kill -9``, the out-of-memory killer) runs no code to stop its children, which would train on
 as orphans and write into results/ behind the next sweep's back. On Linux each child asks the
 kernel for a SIGTERM when the sweep dies (``prctl(PR_SET_PDEATHSIG)``) and then records its
@@ -12,13 +13,25 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shlex
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from roundlab import interruption
+from roundlab.sweep.housekeeping import reused_jobs
+from roundlab.sweep.plan import Multirun
+from roundlab.sweep.profile import Profile
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 LINUX = sys.platform.startswith("linux")
+PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
+POLL_S = 0.2  # how often it looks for a multirun that ended
 
 
 def popen_options() -> dict[str, Any]:
@@ -37,3 +50,65 @@ def _die_with(parent: int) -> Callable[[], None]:
             os.kill(os.getpid(), signal.SIGTERM)
 
     return preexec
+
+
+@dataclass
+class Launched:
+    """A multirun under way: its process, its command, its Hydra sweep directory and when it
+    started."""
+
+    multirun: Multirun
+    command: list[str]
+    process: subprocess.Popen
+    sweep_dir: Path
+    started: float = field(default_factory=time.perf_counter)
+
+
+def run_multiruns(
+    multiruns: list[Multirun],
+    profile: Profile,
+    start: Callable[[Multirun], Launched],
+    report: Callable[[list[Multirun]], None],
+    ended: Callable[[Launched, dict[str, Any]], None],
+) -> list[dict[str, Any]]:
+    """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
+    log entries in plan order, calling ``report`` with the multiruns started so far every few
+    seconds and ``ended`` with each multirun and its entry as it ends. SIGINT or SIGTERM to the
+    sweep is passed on to every running multirun (a scheduler signals only the sweep's
+    process), so their runs are recorded KILLED before the sweep stops with Interrupted."""
+    pending, running, entries = list(multiruns), [], {}
+    last_report = time.perf_counter()
+    with interruption.interruptible():
+        try:
+            while pending or running:
+                while pending and len(running) < profile.processes:
+                    running.append(start(pending.pop(0)))
+                for launched in [r for r in running if r.process.poll() is not None]:
+                    running.remove(launched)
+                    entries[launched.multirun.family] = log_entry(launched)
+                    ended(launched, entries[launched.multirun.family])
+                if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
+                    report(multiruns[: len(multiruns) - len(pending)])
+                    last_report = time.perf_counter()
+                time.sleep(POLL_S)
+        except interruption.Interrupted as err:
+            for launched in running:
+                launched.process.send_signal(err.signum)
+            for launched in running:
+                launched.process.wait()
+            raise
+    report(multiruns)
+    return [entries[m.family] for m in multiruns]
+
+
+def log_entry(launched: Launched) -> dict[str, Any]:
+    return {
+        "family": launched.multirun.family,
+        **({"families": list(launched.multirun.families)} if launched.multirun.families else {}),
+        "round": launched.multirun.round,
+        "runs": len(launched.multirun.runs),
+        "reused": reused_jobs(launched.sweep_dir),
+        "exit_code": launched.process.returncode,
+        "wall_time_s": round(time.perf_counter() - launched.started, 1),
+        "command": shlex.join(["python", *launched.command[1:]]),
+    }

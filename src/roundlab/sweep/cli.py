@@ -20,14 +20,16 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from roundlab import interruption, paths
 from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
-from roundlab.sweep import resamples
+from roundlab.sweep import lock, manifest, resamples, workers
+from roundlab.sweep.housekeeping import prune
+from roundlab.sweep.manifest import failed_jobs_exit
 from roundlab.sweep.plan import command, plan
-from roundlab.sweep.profile import load_profile
-from roundlab.sweep.progress import EXPECTED, result_tally
+from roundlab.sweep.profile import Profile, load_profile, only
 from roundlab.sweep.runner import run
 
 
@@ -43,6 +45,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--profile", default=None, help="profile to run (default: params.yaml `profile`)"
+    )
+    parser.add_argument(
+        "--dataset",
+        default=None,
+        help="sweep this dataset of the profile alone, leaving the other datasets' results as "
+        "they are (the DVC stage sweep@<name>); sweep directories under multirun/<name>",
     )
     parser.add_argument(
         "--results",
@@ -76,12 +84,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
     results_dir = args.results or paths.results_dir()
-    sweep_root = args.sweep_dir or root / "multirun"
+    sweep_root = args.sweep_dir or root / "multirun" / (args.dataset or "")
+    if args.dataset:
+        if args.dataset not in profile.datasets:
+            return _not_trained(profile, args.dataset, results_dir)
+        profile = only(profile, args.dataset)
     if args.dry_run:
         # Composing and validating the jobs' configs imports TensorFlow: only a dry run pays.
         from roundlab.sweep import preview
 
-        for m in plan(profile, resamples_of=resamples.from_configs):
+        packed = workers.pack(plan(profile, resamples_of=resamples.from_configs), profile.processes)
+        for m in packed:
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)
             print(shlex.join(["python", *cmd[1:]]))
             for line in preview.describe(m, profile, cmd):
@@ -93,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 0
     try:
-        manifest = run(profile, results_dir, sweep_root, args.fresh)
+        planned = run(
+            profile, results_dir, sweep_root, args.fresh, datasets_only=bool(args.dataset)
+        )
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
@@ -113,20 +128,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return err.exit_code
-    return failed_jobs_exit(results_dir, manifest["planned"]) if args.fail_on_failed_jobs else 0
+    return failed_jobs_exit(results_dir, planned["planned"]) if args.fail_on_failed_jobs else 0
 
 
-def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
-    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
-    file that cannot be read, or did not finish and is no expected failure, else 0."""
-    each = {p: result_tally([Path(results_dir) / p]) for p in planned}
-    bad = [p for p, t in each.items() if t.finished + t.expected == 0]
-    expected = sum(t.expected for t in each.values())
-    if not bad:
-        return 0
-    print(
-        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs; "
-        f"{expected} {EXPECTED} not counted), e.g. {Path(results_dir) / bad[0]}",
-        file=sys.stderr,
-    )
-    return 1
+def _not_trained(profile: Profile, dataset: str, results_dir: Path) -> int:
+    """A dataset of params.yaml that the profile does not train: its results directory holds
+    an empty plan (the DVC stage's output), and nothing runs."""
+    print(f"sweep: profile {profile.name} does not train {dataset}: nothing to sweep", flush=True)
+    with lock.hold(results_dir):
+        prune(results_dir / dataset, [])
+        manifest.remove(results_dir, [dataset])
+        manifest.start(replace(profile, datasets=(dataset,)), results_dir)
+    return 0

@@ -138,12 +138,15 @@ def narrowed(
 ) -> tuple[str, ...]:
     """``overrides`` (a planned multirun's) with each swept key (dataset, approach, method,
     activation, its parameter, rate, seed) listing only the values ``runs`` take: the smallest
-    cross product of those keys that holds every run. Other overrides are kept."""
+    cross product of those keys that holds every run. Other overrides, and a dataset set to one
+    value, are kept."""
     out = []
     for o in overrides:
-        key, _, _ = o.partition("=")
+        key, _, given = o.partition("=")
         value = _field(key)
-        if value is None:
+        # A dataset entry by value names its config there, not the dataset (dataset=csv for
+        # the dataset fair), and is alone in its multirun: one dataset stays as written.
+        if value is None or (key == "dataset" and "," not in given):
             out.append(o)
             continue
         values = sorted({value(r) for r in runs})

@@ -30,8 +30,10 @@ from roundlab.sweep.profile import Profile
 # roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
 # the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
 ONLY_FILE = "_only.yaml"
-# (dataset, its profile overrides) -> its number of resamples
-ResamplesOf = Callable[[str, tuple[str, ...]], int]
+# A worker's job list (roundlab.sweep.workers), in its sweep directory: ``sweep.jobs``.
+JOBS_FILE = "_jobs.yaml"
+# (dataset, its overrides, the dataset config it is composed from) -> its number of resamples
+ResamplesOf = Callable[[str, tuple[str, ...], str], int]
 
 
 @dataclass(frozen=True)
@@ -39,12 +41,17 @@ class Multirun:
     """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid;
     ``round``: 0 for a planned multirun, n for one of the n-th round of rate extensions
     (:mod:`roundlab.sweep.extend`), whose ``runs`` are part of its grid, the others dropped
-    (:data:`ONLY_FILE`)."""
+    (:data:`ONLY_FILE`). A worker (:mod:`roundlab.sweep.workers`) lists its ``jobs`` instead
+    of a cross product (:data:`JOBS_FILE`)."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
     round: int = 0
+    # A worker (roundlab.sweep.workers): each job's own overrides, and the families they are
+    # from; its ``overrides`` are then empty.
+    jobs: tuple[tuple[str, ...], ...] = ()
+    families: tuple[str, ...] = ()
 
     @property
     def once(self) -> bool:
@@ -84,14 +91,15 @@ def plan(
     groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
     for d in profile.datasets:
         extra = profile.dataset_overrides.get(d, ())
-        groups.setdefault((extra, resamples_of(d, extra)), []).append(d)
+        config = profile.dataset_configs.get(d, d)
+        groups.setdefault((extra, resamples_of(d, extra, config)), []).append(d)
     out = []
     for (extra, total), datasets in groups.items():
         suffix = "" if len(groups) == 1 else "-" + "-".join(datasets)
         # None: a dataset without resamples, whose runs name none.
         picks = (None,) if total == 1 else tuple(range(total))
         data = (
-            f"dataset={','.join(datasets)}",
+            f"dataset={','.join(profile.dataset_configs.get(d, d) for d in datasets)}",
             *(f"dataset.{o}" for o in extra),
             *([f"dataset.resample={','.join(map(str, picks))}"] if total > 1 else []),
         )
@@ -218,6 +226,8 @@ def command(
         cmd.append("sweep.resume=false")
     if m.round:
         cmd.append(f"sweep.only={sweep_root / m.family / ONLY_FILE}")
+    if m.jobs:
+        cmd.append(f"sweep.jobs={sweep_root / m.family / JOBS_FILE}")
     cmd.append(f"hydra/launcher={profile.launcher}")
     if profile.launcher == "joblib":
         cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")

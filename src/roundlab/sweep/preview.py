@@ -31,7 +31,10 @@ def describe(m: Multirun, profile: Profile, cmd: list[str]) -> list[str]:
     """One line per stacked group and per job that trains alone, and the reused jobs' count."""
     if profile.launcher != "vectorized":
         return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
-    jobs = job_configs(lambda o: compose(o, return_hydra_config=True), job_overrides(cmd))
+    overrides = job_overrides(cmd)
+    if m.jobs:  # a worker: its listed jobs, each followed by the command line's overrides
+        overrides = [[*job, *(o for o in overrides[0] if "sweep.jobs" not in o)] for job in m.jobs]
+    jobs = job_configs(lambda o: compose(o, return_hydra_config=True), overrides)
     cfgs = training_configs(jobs)
     reused, groups, alone = schedule(cfgs, profile.max_members or DEFAULT_MAX_MEMBERS)
     lines = [f"{len(reused)} of {len(cfgs)} jobs reused (same fingerprint)"] if reused else []

@@ -10,13 +10,15 @@ and the names that become directories against a safe pattern.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from roundlab import approaches as approach_catalogue
+from roundlab.data import entries
 from roundlab.errors import ConfigError
 from roundlab.runs import DEFAULT_LEARNING_RATE, check_name
 from roundlab.sweep import profile_fields as fields
@@ -63,6 +65,9 @@ class Profile:
     or ``joblib`` (``jobs`` processes at once); ``processes``: how many multiruns run at once
     (a stacked program of small networks keeps about one core busy, so two use a 2-core
     machine; their runs and results are the same as one after another);
+    ``dataset_configs`` maps a dataset to the dataset config it is composed from when that is
+    not its own name (a params.yaml entry by value, :mod:`roundlab.data.entries`), whose keys
+    lead its ``dataset_overrides``;
     ``rate_extensions``: how many rates beyond each edge of ``learning_rates`` a configuration
     whose choice sits at that edge may be trained at (:mod:`roundlab.sweep.extend`; 0: none).
     """
@@ -75,6 +80,7 @@ class Profile:
     activations: dict[str, tuple[float, ...] | None] = field(default_factory=dict)
     overrides: tuple[str, ...] = ()
     dataset_overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    dataset_configs: dict[str, str] = field(default_factory=dict)
     jobs: int = 1
     processes: int = 1
     launcher: str = "vectorized"
@@ -85,7 +91,7 @@ class Profile:
 
 def load_profile(params_file: Path, name: str | None = None) -> Profile:
     """The profile ``name`` (default: params.yaml's ``profile``) from the profiles file beside
-    ``params_file`` (:data:`PROFILES_FILE`), checked."""
+    ``params_file`` (:data:`PROFILES_FILE`), checked, over params.yaml's ``datasets``."""
     params = yaml.safe_load(Path(params_file).read_text()) or {}
     name = name or params.get("profile")
     profiles_file = Path(params_file).with_name(PROFILES_FILE)
@@ -96,12 +102,30 @@ def load_profile(params_file: Path, name: str | None = None) -> Profile:
             f"profile must name an entry of {profiles_file} ({sorted(profiles)}). "
             f"Received: profile={name!r}"
         )
-    return parse_profile(name, profiles[name], known_datasets=params.get("datasets"))
+    known = entries.parse(params.get("datasets")) if "datasets" in params else None
+    return parse_profile(name, profiles[name], known_datasets=known)
 
 
-def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | None) -> Profile:
+def only(profile: Profile, dataset: str) -> Profile:
+    """``profile`` on ``dataset`` alone (one of its datasets), with that dataset's overrides."""
+    keep = {dataset}
+    return replace(
+        profile,
+        datasets=(dataset,),
+        dataset_overrides={d: o for d, o in profile.dataset_overrides.items() if d in keep},
+        dataset_configs={d: c for d, c in profile.dataset_configs.items() if d in keep},
+    )
+
+
+def parse_profile(
+    name: str,
+    raw: dict[str, Any],
+    known_datasets: Mapping[str, entries.Entry] | Sequence[str] | None,
+) -> Profile:
     """The profile ``name`` from its entry ``raw``, every key checked for its type and value
-    (:mod:`roundlab.sweep.profile_fields`); :class:`ConfigError` names the key and the value."""
+    (:mod:`roundlab.sweep.profile_fields`); :class:`ConfigError` names the key and the value.
+    ``known_datasets``: params.yaml's dataset entries (or their names); a profile without
+    ``datasets`` trains every one of them."""
     check_name(name, "profile")
     if not isinstance(raw, dict):
         raise ConfigError(f"profiles.{name} must be a mapping of keys. Received: {raw!r}")
@@ -110,7 +134,9 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         raise ConfigError(
             f"profiles.{name} takes only {sorted(PROFILE_KEYS)}. Received: {', '.join(unknown)}"
         )
-    datasets = fields.names(name, raw, "datasets", ())
+    known = _known(known_datasets)
+    default = tuple(known) if known is not None and "datasets" not in raw else ()
+    datasets = fields.names(name, raw, "datasets", default)
     if not datasets:
         raise ConfigError(
             f"profiles.{name}.datasets must list at least one dataset. Received: "
@@ -118,12 +144,13 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         )
     # A dataset the generate stage does not make would be generated inside every job instead,
     # out of DVC's sight.
-    missing = [d for d in datasets if known_datasets is not None and d not in known_datasets]
+    missing = [d for d in datasets if known is not None and d not in known]
     if missing:
         raise ConfigError(
-            f"profiles.{name}.datasets must be among params.yaml `datasets` {known_datasets} "
+            f"profiles.{name}.datasets must be among params.yaml `datasets` {list(known)} "
             f"(the generate stage makes only those). Received: {missing}"
         )
+    chosen = {d: known[d] for d in datasets} if known is not None else {}
     approaches = fields.names(name, raw, "approaches", APPROACHES_WITHOUT_ACTIVATION)
     bad = [a for a in approaches if a not in APPROACHES_WITHOUT_ACTIVATION]
     if bad:
@@ -140,7 +167,8 @@ def parse_profile(name: str, raw: dict[str, Any], known_datasets: list[str] | No
         approaches=approaches,
         activations=_activation_values(name, raw.get("activations") or {}),
         overrides=fields.overrides(name, "overrides", raw.get("overrides")),
-        dataset_overrides=_dataset_overrides(name, raw.get("dataset_overrides"), datasets),
+        dataset_overrides=_dataset_overrides(name, raw.get("dataset_overrides"), chosen, datasets),
+        dataset_configs={d: e.config for d, e in chosen.items() if e.config != d},
         jobs=jobs,
         processes=fields.integer(name, raw, "processes", 1),
         launcher=launcher,
@@ -188,27 +216,42 @@ def _activation_values(name: str, raw: Any) -> dict[str, tuple[float, ...] | Non
     return out
 
 
+def _known(
+    known: Mapping[str, entries.Entry] | Sequence[str] | None,
+) -> dict[str, entries.Entry] | None:
+    """params.yaml's datasets as entries; a list of names are entries of their own configs."""
+    if known is None or isinstance(known, Mapping):
+        return None if known is None else dict(known)
+    return {str(d): entries.Entry(str(d), str(d)) for d in known}
+
+
 def _dataset_overrides(
-    name: str, raw: Any, datasets: tuple[str, ...]
+    name: str, raw: Any, chosen: dict[str, entries.Entry], datasets: tuple[str, ...]
 ) -> dict[str, tuple[str, ...]]:
-    """A profile's ``dataset_overrides``: dataset -> overrides of its own config keys."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
+    """Dataset -> overrides of its own config keys: its params.yaml entry's keys, then the
+    profile's ``dataset_overrides`` (which win)."""
+    if raw is not None and not isinstance(raw, dict):
         raise ConfigError(
             f"profiles.{name}.dataset_overrides must map datasets to lists of overrides. "
             f"Received: dataset_overrides={raw!r}"
         )
-    stray = sorted(str(d) for d in set(raw) - set(datasets))
+    raw = raw or {}
+    # A dataset the profile does not train (params.yaml does not list it) may have overrides
+    # for when it does, as long as it is a dataset: a misspelt name is refused.
+    known = {*datasets, *chosen, *entries.config_names()}
+    stray = sorted(str(d) for d in set(raw) - known)
     if stray:
         raise ConfigError(
             f"profiles.{name}.dataset_overrides must name datasets of the profile "
-            f"{list(datasets)}. Received: {stray}"
+            f"{list(datasets)} or dataset configs. Received: {stray}"
         )
-    return {
-        d: fields.overrides(name, f"dataset_overrides.{d}", v, prefix="dataset.")
-        for d, v in raw.items()
-    }
+    out = {}
+    for d in datasets:
+        own = fields.overrides(name, f"dataset_overrides.{d}", raw.get(d), prefix="dataset.")
+        given = chosen[d].overrides if d in chosen else ()
+        if given or own:
+            out[d] = (*given, *own)
+    return out
 
 
 def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:

@@ -115,7 +115,7 @@ def check_override(where: str, text: str) -> None:
     sets itself (``results_dir``, ``hydra.*``)."""
     key, _, value = text.partition("=")
     key = key.lstrip("+~").split("@")[0].strip()
-    if key in ("results_dir", "sweep.only") or key.startswith(("hydra.", "hydra/")):
+    if key in ("results_dir", "sweep.only", "sweep.jobs") or key.startswith(("hydra.", "hydra/")):
         raise ConfigError(
             f"{where} must not set {key}: the sweep sets where every multirun writes. "
             f"Received: {text!r}"

@@ -184,13 +184,15 @@ class Progress:
 
 def multirun_ended(progress: Progress, entry: dict[str, Any], log_file: Path) -> None:
     """The line of a multirun that ended (``entry``: its sweep log entry), ``multirun <family>:
-    8 runs, 8 finished, 0 failed, 0 reused, in 12 s (log: …)``, counted from the status records
-    in its sweep directory (``log_file``'s); when it exited with an error, the last lines of its
-    log follow on stderr."""
+    8 runs, 8 finished, 0 failed, 0 reused, in 12 s (log: …)``, a worker's name followed by its
+    families (``multirun worker-1 (approaches, activations): …``), counted from the status
+    records in its sweep directory (``log_file``'s); when it exited with an error, the last
+    lines of its log follow on stderr."""
     counts = tally(job_statuses(log_file.parent))
     shown, code = _shown(log_file), entry["exit_code"]
+    of = f" ({', '.join(entry['families'])})" if entry.get("families") else ""
     progress.write(
-        f"multirun {entry['family']}: {entry['runs']} runs, {counts.finished} finished, "
+        f"multirun {entry['family']}{of}: {entry['runs']} runs, {counts.finished} finished, "
         f"{counts.failures()}, {entry['reused']} reused, in {entry['wall_time_s']:.0f} s"
         + (f", exit code {code}" if code else "")
         + f" (log: {shown})"

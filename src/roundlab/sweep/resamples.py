@@ -13,6 +13,7 @@ from __future__ import annotations
 from roundlab import data
 
 
-def from_configs(name: str, overrides: tuple[str, ...]) -> int:
-    """The number of resamples of dataset ``name`` under ``overrides`` (``n_train=6000``)."""
-    return data.resample_count(data.read_config(name, overrides))
+def from_configs(name: str, overrides: tuple[str, ...], config: str | None = None) -> int:
+    """The number of resamples of dataset ``name`` under ``overrides`` (``n_train=6000``),
+    composed from the dataset config ``config`` (default: ``name``'s own)."""
+    return data.resample_count(data.read_config(config or name, overrides))

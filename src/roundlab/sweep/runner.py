@@ -1,15 +1,15 @@
-"""The DVC ``sweep`` stage: run a profile's multirun plan (:mod:`roundlab.sweep.plan`),
-``processes`` of them at once (a stacked program of small networks keeps about one core busy).
+"""The DVC ``sweep`` stage: run a profile's multirun plan (:mod:`roundlab.sweep.plan`), each
+round's multiruns packed into ``processes`` workers that run at once
+(:mod:`roundlab.sweep.workers`: one process start per worker, not per family; a stacked
+program of small networks keeps about one core busy).
 
 Every job writes its result file under ``results/``, the stage's DVC output (``persist:
 true``: DVC keeps it between runs). Both the results directory and the sweep directory are
 checked writable before any multirun starts, so a read-only or misnamed directory fails in
-one line at once, not after training. ``results/_sweep.yaml`` records the profile and the plan
-(every result file the grid should produce), written before the multiruns start, so the report
-can name runs that left no file even after a crash; it holds nothing that changes from one run
-of the same plan to the next, so a resumed sweep that reuses every run leaves results/
-byte-identical. What does change (commands, exit codes, wall times, how many jobs were reused)
-goes to ``multirun/_sweep_log.yaml``.
+one line at once, not after training. ``results/<dataset>/_sweep.yaml`` records the profile
+and the dataset's plan (:mod:`roundlab.sweep.manifest`). What changes from one run of the same
+plan to the next (commands, exit codes, wall times, how many jobs were reused) goes to
+``<sweep root>/_sweep_log.yaml``.
 
 After the planned multiruns, the rate extensions run in rounds (:mod:`roundlab.sweep.extend`):
 each round reads the result files, trains the next rate outward for every configuration whose
@@ -29,8 +29,8 @@ carries the job's fingerprint (config, code, data) is not trained again
 changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and the
 temporary files of killed writes, are removed first, except those an extension could plan again
 (:func:`roundlab.sweep.extend.candidates`: the same rounds, from the same result files, reuse
-them); once the rounds end, result files no round planned are removed too: ``results/`` holds
-exactly the plan.
+them); once the rounds end, result files no round planned are removed too: each dataset's
+directory holds exactly its plan.
 """
 
 from __future__ import annotations
@@ -40,19 +40,19 @@ import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from roundlab import interruption, paths
+from roundlab import paths
 from roundlab.run.status import finished_records
 from roundlab.runs import RunKey
-from roundlab.sweep import children, extend, lock, resamples, tracking_check
-from roundlab.sweep.housekeeping import prune, reused_jobs
-from roundlab.sweep.plan import ONLY_FILE, Multirun, command, plan
+from roundlab.sweep import children, extend, lock, manifest, resamples, tracking_check, workers
+from roundlab.sweep.housekeeping import prune
+from roundlab.sweep.plan import JOBS_FILE, ONLY_FILE, Multirun, command, plan
 from roundlab.sweep.profile import Profile
 from roundlab.sweep.progress import (
     QUIET_ENV,
@@ -64,14 +64,11 @@ from roundlab.sweep.progress import (
 )
 from roundlab.tracking.store import PROFILE_ENV, prepare_store
 
-MANIFEST = paths.SWEEP_MANIFEST
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
 # of the profiles that ran, not of every profile.
 LOG = "_sweep_log.yaml"
-PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
 MULTIRUN_LOG = "multirun.log"  # a multirun's output, in its Hydra sweep directory
-POLL_S = 0.2  # how often it looks for a multirun that ended
 
 
 def environment(profile: Profile) -> dict[str, str]:
@@ -82,98 +79,57 @@ def environment(profile: Profile) -> dict[str, str]:
     env = dict(os.environ)
     env[PROFILE_ENV] = profile.name
     env[QUIET_ENV] = "1"
-    workers = profile.jobs * profile.processes
-    if workers > 1:
-        threads = str(max(1, (os.cpu_count() or 1) // workers))
+    parallel = profile.jobs * profile.processes
+    if parallel > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // parallel))
         env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
         env.setdefault("TF_NUM_INTEROP_THREADS", "1")
     return env
 
 
 def prepare(
-    results_dir: Path, sweep_root: Path, multiruns: list[Multirun], keep: Sequence[RunKey] = ()
+    results_dir: Path,
+    sweep_root: Path,
+    multiruns: list[Multirun],
+    keep: Sequence[RunKey] = (),
+    datasets: Sequence[str] | None = None,
 ) -> list[Path]:
     """Keep ``results_dir`` to the plan: remove result files of runs no longer planned (they
     would be read as part of this grid) except ``keep`` (the runs an extension could plan), stale
-    ``.tmp`` files and the old manifest, and this sweep's own multirun directories, the rate
-    extensions' too. Planned result files stay for the jobs to reuse. Returns the removed
-    result files."""
+    ``.tmp`` files and the old manifests, and this sweep's own multirun directories, the rate
+    extensions' too. With ``datasets``, only those datasets' directories are kept to the plan
+    and the others left as they are (a DVC stage sweeps one dataset). Planned result files stay
+    for the jobs to reuse. Returns the removed result files."""
     planned = [p for m in multiruns for p in m.result_files(results_dir)]
-    removed = prune(results_dir, planned + [k.result_path(results_dir) for k in keep])
-    (results_dir / MANIFEST).unlink(missing_ok=True)
-    for family in [m.family for m in multiruns] + [extend.EXTENSIONS_DIR]:
-        shutil.rmtree(sweep_root / family, ignore_errors=True)
+    planned += [k.result_path(results_dir) for k in keep]
+    scope = [results_dir] if datasets is None else [results_dir / d for d in datasets]
+    removed = [path for root in scope for path in prune(root, planned)]
+    manifest.remove(results_dir, datasets or [d.parent.name for d in _records(results_dir)])
+    old = [m.family for m in multiruns] + [extend.EXTENSIONS_DIR]
+    for directory in [*(sweep_root / f for f in old), *sweep_root.glob(f"{workers.WORKER}-*")]:
+        shutil.rmtree(directory, ignore_errors=True)
     results_dir.mkdir(parents=True, exist_ok=True)
     sweep_root.mkdir(parents=True, exist_ok=True)
     return removed
 
 
-@dataclass
-class _Launched:
-    """A multirun under way: its process, its command, its Hydra sweep directory and when it
-    started."""
-
-    multirun: Multirun
-    command: list[str]
-    process: subprocess.Popen
-    sweep_dir: Path
-    started: float = field(default_factory=time.perf_counter)
-
-
-def _run_multiruns(
-    multiruns: list[Multirun],
-    profile: Profile,
-    start: Callable[[Multirun], _Launched],
-    report: Callable[[list[Multirun]], None],
-    ended: Callable[[_Launched, dict[str, Any]], None],
-) -> list[dict[str, Any]]:
-    """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
-    log entries in plan order, calling ``report`` with the multiruns started so far every few
-    seconds and ``ended`` with each multirun and its entry as it ends. SIGINT or SIGTERM to the
-    sweep is passed on to every running multirun (a scheduler signals only the sweep's
-    process), so their runs are recorded KILLED before the sweep stops with Interrupted."""
-    pending, running, entries = list(multiruns), [], {}
-    last_report = time.perf_counter()
-    with interruption.interruptible():
-        try:
-            while pending or running:
-                while pending and len(running) < profile.processes:
-                    running.append(start(pending.pop(0)))
-                for launched in [r for r in running if r.process.poll() is not None]:
-                    running.remove(launched)
-                    entries[launched.multirun.family] = _log_entry(launched)
-                    ended(launched, entries[launched.multirun.family])
-                if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
-                    report(multiruns[: len(multiruns) - len(pending)])
-                    last_report = time.perf_counter()
-                time.sleep(POLL_S)
-        except interruption.Interrupted as err:
-            for launched in running:
-                launched.process.send_signal(err.signum)
-            for launched in running:
-                launched.process.wait()
-            raise
-    report(multiruns)
-    return [entries[m.family] for m in multiruns]
-
-
-def _log_entry(launched: _Launched) -> dict[str, Any]:
-    return {
-        "family": launched.multirun.family,
-        "round": launched.multirun.round,
-        "runs": len(launched.multirun.runs),
-        "reused": reused_jobs(launched.sweep_dir),
-        "exit_code": launched.process.returncode,
-        "wall_time_s": round(time.perf_counter() - launched.started, 1),
-        "command": shlex.join(["python", *launched.command[1:]]),
-    }
+def _records(results_dir: Path) -> list[Path]:
+    return list(Path(results_dir).glob(f"*/{manifest.FILE}"))
 
 
 def run(
-    profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool = False
+    profile: Profile,
+    results_dir: Path,
+    sweep_root: Path,
+    fresh: bool = False,
+    *,
+    datasets_only: bool = False,
 ) -> dict[str, Any]:
-    """Write the manifest, run every multirun, and return the manifest. Jobs whose result files
-    can be kept are reused (:mod:`roundlab.sweep.resume`) unless ``fresh``. Raises
+    """Write the manifests (:mod:`roundlab.sweep.manifest`), run every multirun, and return the
+    plan as one manifest. Jobs whose result files can be kept are reused
+    (:mod:`roundlab.sweep.resume`) unless ``fresh``. ``datasets_only``: leave the directories
+    of datasets outside the profile as they are (the DVC stage of one dataset); otherwise
+    ``results_dir`` ends holding exactly the profile's plan. Raises
     TrackingUnreachable, before anything is written, when the tracking server does not answer
     and the jobs' policy is to fail (:mod:`roundlab.sweep.tracking_check`); WriteFailed for a
     directory it cannot write to (before anything runs) or a file it cannot write;
@@ -187,59 +143,73 @@ def run(
     profile = replace(profile, tracking=tracking.enabled)
     paths.check_writable(results_dir, "--results")
     paths.check_writable(sweep_root, "--sweep-dir")
+    scope = profile.datasets if datasets_only else None
     with lock.hold(results_dir):
-        return _run(profile, results_dir, sweep_root, fresh, tracking.uri)
+        return _run(profile, results_dir, sweep_root, fresh, tracking.uri, scope)
 
 
 def _run(
-    profile: Profile, results_dir: Path, sweep_root: Path, fresh: bool, tracking_uri: str
+    profile: Profile,
+    results_dir: Path,
+    sweep_root: Path,
+    fresh: bool,
+    tracking_uri: str,
+    scope: Sequence[str] | None,
 ) -> dict[str, Any]:
     multiruns = plan(profile, resamples_of=resamples.from_configs)
-    removed = prepare(results_dir, sweep_root, multiruns, extend.candidates(profile, multiruns))
+    keep = extend.candidates(profile, multiruns)
+    removed = prepare(results_dir, sweep_root, multiruns, keep, scope)
     if removed:
         print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
-    manifest = {"profile": profile.name, "jobs": profile.jobs, "planned": []}
-    _add_planned(manifest, multiruns, results_dir)
+    records = manifest.start(profile, results_dir)
+    manifest.add(records, multiruns, results_dir)
     env = environment(profile)
     if profile.tracking and profile.processes > 1:
         _prepare_store(tracking_uri)
     started = time.perf_counter()
 
-    def start(m: Multirun) -> _Launched:
+    def start(m: Multirun) -> children.Launched:
         cmd = command(m, profile, results_dir, sweep_root, fresh)
         if m.round:
             paths.atomic_write(sweep_root / m.family / ONLY_FILE, extend.allow_list(m))
+        if m.jobs:
+            jobs = yaml.safe_dump([list(job) for job in m.jobs], sort_keys=False)
+            paths.atomic_write(sweep_root / m.family / JOBS_FILE, jobs)
         (sweep_root / m.family).mkdir(parents=True, exist_ok=True)
         with open(sweep_root / m.family / MULTIRUN_LOG, "w") as out:
-            out.write(f"$ {shlex.join(['python', *cmd[1:]])}\n")
+            of = f"# the jobs of {', '.join(m.families)}\n" if m.families else ""
+            out.write(f"{of}$ {shlex.join(['python', *cmd[1:]])}\n")
             out.flush()  # the child appends through its own descriptor
             process = subprocess.Popen(
                 cmd, env=env, stdout=out, stderr=subprocess.STDOUT, **children.popen_options()
             )
-        return _Launched(m, cmd, process, sweep_root / m.family)
+        return children.Launched(m, cmd, process, sweep_root / m.family)
 
-    log, batch, done = [], multiruns, []
+    log, batch, done, launched = [], multiruns, [], []
     progress = Progress(sum(len(m.runs) for m in batch), "sweep")
 
     def report(started_: list[Multirun]) -> None:
         counts = sum(
-            (tally(finished_records(sweep_root / m.family)) for m in done + started_), Tally()
+            (tally(finished_records(sweep_root / m.family)) for m in launched + started_), Tally()
         )
         progress.update(counts.done, counts.failed, counts.expected)
 
-    def ended(launched: _Launched, entry: dict[str, Any]) -> None:
-        multirun_ended(progress, entry, launched.sweep_dir / MULTIRUN_LOG)
+    def ended(one: children.Launched, entry: dict[str, Any]) -> None:
+        multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 
     try:
         while batch:
             n = batch[0].round
-            log += _run_multiruns(batch, profile, start, report, ended)
+            prefix = f"{extend.EXTENSIONS_DIR}/{n}/" if n else ""
+            packed = workers.pack(batch, profile.processes, prefix)
+            log += children.run_multiruns(packed, profile, start, report, ended)
             done += batch
+            launched += packed
             if any(r["exit_code"] != 0 for r in log):
                 break  # an incomplete round says nothing sure about the rates: a rerun resumes
             batch = extend.extensions(profile, done, results_dir, n + 1)
             if batch:
-                _add_planned(manifest, batch, results_dir)
+                manifest.add(records, batch, results_dir)
                 progress.grow(sum(len(m.runs) for m in batch))
                 progress.label = f"sweep round {n + 1}"
                 progress.write(
@@ -253,10 +223,11 @@ def _run(
     paths.atomic_write(
         sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
     )
-    planned = manifest["planned"]
+    planned = [p for record in records.values() for p in record["planned"]]
     broken = [r["family"] for r in log if r["exit_code"] != 0]
     if not broken:  # the extension candidates no round planned
-        prune(results_dir, [results_dir / p for p in planned])
+        for d in profile.datasets:
+            prune(results_dir / d, [results_dir / p for p in planned])
     outcome = result_tally(results_dir / p for p in planned)
     reused = sum(r["reused"] for r in log)
     extra = sum(r["runs"] for r in log if r["round"])
@@ -272,17 +243,7 @@ def _run(
             f"every multirun must exit cleanly. Received: errors in {broken} "
             f"(see {sweep_root}/<family>/{MULTIRUN_LOG})"
         )
-    return manifest
-
-
-def _add_planned(manifest: dict[str, Any], multiruns: list[Multirun], results_dir: Path) -> None:
-    """Add the runs of ``multiruns`` to the manifest's ``planned`` and write it (atomically)."""
-    manifest["planned"] += [
-        p.relative_to(results_dir).as_posix()
-        for m in multiruns
-        for p in m.result_files(results_dir)
-    ]
-    paths.atomic_write(results_dir / MANIFEST, yaml.safe_dump(manifest, sort_keys=False))
+    return {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
 
 
 def _prepare_store(uri: str) -> None:

@@ -5,11 +5,12 @@ Left to the jobs, a tracking server that is down or hangs would cost every multi
 and, under ``warn``, print one warning per process; under ``fail`` the sweep would fail only
 once its multiruns did. So the sweep asks the server first (:mod:`roundlab.tracking.server`),
 with the settings its jobs will compose: ``enabled`` from the profile's ``tracking``, the URI
-from ``$MLFLOW_TRACKING_URI`` or the project's store, the rest from ``conf/tracking/mlflow.yaml``,
-each overridden by a ``tracking.<key>=`` entry of the profile's ``overrides``. ``fail`` stops
-the sweep with :class:`~roundlab.errors.TrackingUnreachable` (one line naming the URI); ``warn``
-prints one warning and the multiruns run with ``tracking.enabled=false``. Asking also bounds
-MLflow's HTTP retries in this process, and so in every multirun it starts.
+from ``$MLFLOW_TRACKING_URI`` or the project's store, the rest from the package's
+``conf/tracking/mlflow.yaml``, each overridden by a ``tracking.<key>=`` entry of the profile's
+``overrides``. ``fail`` stops the sweep with :class:`~roundlab.errors.TrackingUnreachable` (one
+line naming the URI); ``warn`` prints one warning and the multiruns run with
+``tracking.enabled=false``. Asking also bounds MLflow's HTTP retries in this process, and so in
+every multirun it starts.
 
 Reads YAML only: no Hydra composition, no TensorFlow, so the sweep still starts at once.
 """

@@ -5,6 +5,13 @@ Everything goes through an explicit ``MlflowClient`` (no fluent global state sha
 of one process, and no ``mlflow.tensorflow.autolog``, which needs TensorBoard). The store is
 ``roundlab.paths.default_tracking_uri()`` unless ``tracking.uri`` says otherwise; for an sqlite
 store the artifacts go to ``mlartifacts/`` beside the database, not into the working directory.
+
+The default store is ``<project root>/mlflow.db``, the root as :func:`roundlab.paths.project_root`
+finds it: ``$ROUNDLAB_ROOT``, else the nearest directory at or above the working directory that
+holds ``dvc.yaml`` or ``pyproject.toml``, else the working directory itself. A command that is
+about to create that database at a root holding neither file (outside a checkout) logs one
+warning naming the file and how its root was chosen (:func:`announce_new_store`), so a store
+that lands in an unexpected directory is seen when it is made, not when runs seem lost.
 """
 
 from __future__ import annotations
@@ -23,6 +30,10 @@ from roundlab import paths
 PROFILE_ENV = "ROUNDLAB_PROFILE"
 HOST_TAG = "roundlab.host"
 PID_TAG = "roundlab.pid"
+ROOT_ENV = "ROUNDLAB_ROOT"
+URI_ENV = "MLFLOW_TRACKING_URI"
+
+log = logging.getLogger(__name__)
 
 
 def quiet() -> None:
@@ -41,7 +52,42 @@ def client(uri: str | None = None) -> Any:
     quiet()
     from mlflow.tracking import MlflowClient
 
-    return MlflowClient(tracking_uri=uri or paths.default_tracking_uri())
+    uri = uri or paths.default_tracking_uri()
+    announce_new_store(uri)
+    return MlflowClient(tracking_uri=uri)
+
+
+def sqlite_file(uri: str) -> Path | None:
+    """The database file of an ``sqlite:///`` URI, None for any other store."""
+    return Path(uri[len("sqlite:///") :]).absolute() if uri.startswith("sqlite:///") else None
+
+
+def announce_new_store(uri: str) -> None:
+    """Log where the store is when ``uri`` is the project's default store, its database does
+    not exist yet (this command creates it) and the project root holds no ``dvc.yaml`` or
+    ``pyproject.toml``: the runs then go to a store of their own, outside any checkout."""
+    root = paths.project_root()
+    db = root / "mlflow.db"
+    if os.environ.get(URI_ENV) or sqlite_file(uri) != db or db.exists():
+        return
+    if any((root / marker).is_file() for marker in paths.ROOT_MARKERS):
+        return
+    log.warning("new MLflow store %s: %s", db, root_origin(root))
+
+
+def root_origin(root: Path) -> str:
+    """How the project root ``root`` was chosen, in words, with how to choose another."""
+    if os.environ.get(ROOT_ENV):
+        return f"the project root is ${ROOT_ENV}={root}"
+    found = [marker for marker in paths.ROOT_MARKERS if (root / marker).is_file()]
+    if found:
+        return f"the project root {root} holds {found[0]}, the nearest above the working directory"
+    markers = " or ".join(paths.ROOT_MARKERS)
+    return (
+        f"no {markers} at or above the working directory and ${ROOT_ENV} unset, so the "
+        f"project root is the working directory; set {ROOT_ENV}=<checkout> (or "
+        f"{URI_ENV}) to track into a project's store"
+    )
 
 
 def prepare_store(uri: str | None = None) -> None:
@@ -65,10 +111,8 @@ def experiment_id(mlflow_client: Any, name: str) -> str:
 
 def _artifact_location(uri: str) -> str | None:
     """``<db dir>/mlartifacts`` for an sqlite store; the server's own default otherwise."""
-    if not uri.startswith("sqlite:///"):
-        return None
-    db = Path(uri[len("sqlite:///") :]).absolute()
-    return (db.parent / "mlartifacts").as_uri()
+    db = sqlite_file(uri)
+    return None if db is None else (db.parent / "mlartifacts").as_uri()
 
 
 def owner() -> dict[str, str]:

@@ -1,0 +1,110 @@
+"""The sweep's record of its plan: ``results/<dataset>/_sweep.yaml`` for every dataset it ran.
+
+Each holds the profile, how many jobs ran at once (``jobs`` per multirun, ``processes``
+multiruns) and the result files planned for that dataset (relative to results/), written
+before any multirun starts and rewritten after each round of rate extensions, so the report can
+name runs that left no file even after a crash. One file per dataset, inside the dataset's own
+results directory, because the DVC pipeline sweeps each dataset in its own stage
+(``sweep@<name>``, whose output is ``results/<name>``): a stage rewrites only its dataset's
+record. It holds nothing that changes from one run of the same plan to the next, so a resumed
+sweep that reuses every run leaves results/ byte-identical.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import paths
+from roundlab.sweep.plan import Multirun
+from roundlab.sweep.profile import Profile
+from roundlab.sweep.progress import EXPECTED, result_tally
+
+FILE = paths.SWEEP_MANIFEST
+
+
+def start(profile: Profile, results_dir: Path) -> dict[str, dict[str, Any]]:
+    """An empty record for each dataset of ``profile``, written."""
+    records = {
+        d: {
+            "profile": profile.name,
+            "jobs": profile.jobs,
+            "processes": profile.processes,
+            "dataset": d,
+            "planned": [],
+        }
+        for d in profile.datasets
+    }
+    for d, record in records.items():
+        _write(results_dir, d, record)
+    return records
+
+
+def add(records: dict[str, dict[str, Any]], multiruns: list[Multirun], results_dir: Path) -> None:
+    """Add the runs of ``multiruns`` to their datasets' ``planned`` and write those records."""
+    touched = set()
+    for m in multiruns:
+        for run in m.runs:
+            path = run.result_path(results_dir).relative_to(results_dir).as_posix()
+            records[run.dataset]["planned"].append(path)
+            touched.add(run.dataset)
+    for d in sorted(touched):
+        _write(results_dir, d, records[d])
+
+
+def remove(results_dir: Path, datasets: Iterable[str]) -> None:
+    """Remove the records of ``datasets`` and the single record of older sweeps."""
+    (Path(results_dir) / FILE).unlink(missing_ok=True)
+    for d in datasets:
+        (Path(results_dir) / d / FILE).unlink(missing_ok=True)
+
+
+def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, Any]:
+    """The records under ``results_dir`` (of ``datasets`` only, when given) as one: the
+    profile(s), jobs and processes, the datasets and every planned file; {} when there is none.
+    An older sweep's single ``results/_sweep.yaml`` is read as it is."""
+    results_dir = Path(results_dir)
+    single = results_dir / FILE
+    if single.is_file():
+        return yaml.safe_load(single.read_text()) or {}
+    files = (
+        sorted(results_dir.glob(f"*/{FILE}"))
+        if datasets is None
+        else [results_dir / d / FILE for d in datasets]
+    )
+    records = [yaml.safe_load(f.read_text()) or {} for f in files if f.is_file()]
+    if not records:
+        return {}
+    profiles = list(dict.fromkeys(str(r.get("profile")) for r in records))
+    return {
+        "profile": ", ".join(profiles),
+        "jobs": max(int(r.get("jobs", 1)) for r in records),
+        "processes": max(int(r.get("processes", 1)) for r in records),
+        "datasets": [r.get("dataset") for r in records],
+        "planned": [p for r in records for p in r.get("planned", [])],
+    }
+
+
+def _write(results_dir: Path, dataset: str, record: dict[str, Any]) -> None:
+    paths.atomic_write(Path(results_dir) / dataset / FILE, yaml.safe_dump(record, sort_keys=False))
+
+
+def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
+    file that cannot be read, or did not finish and is no expected failure
+    (:func:`roundlab.results.expected_failure`), else 0."""
+    each = {p: result_tally([Path(results_dir) / p]) for p in planned}
+    bad = [p for p, t in each.items() if t.finished + t.expected == 0]
+    expected = sum(t.expected for t in each.values())
+    if not bad:
+        return 0
+    print(
+        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs; "
+        f"{expected} {EXPECTED} not counted), e.g. {Path(results_dir) / bad[0]}",
+        file=sys.stderr,
+    )
+    return 1

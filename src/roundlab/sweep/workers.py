@@ -1,0 +1,69 @@
+"""Few processes for many multiruns: a round's multiruns packed into at most ``processes``
+worker multiruns, each one ``python -m roundlab.train -m sweep.jobs=<file>``.
+
+Every multirun process pays TensorFlow's import and MLflow's set-up before it trains (about
+20 s on 2 cores), and a profile has a multirun per family (plain approaches, ordinal, each
+rounding activation, the references) per dataset: on a small dataset that start-up is most
+of the sweep. A worker runs the jobs of several families in one process instead. Its jobs are
+exactly those Hydra's basic sweeper expands the families' command lines into
+(:func:`expand`), each followed by the profile's overrides as before, so every job composes the
+same config; the vectorised launcher groups them as it would inside each family (a group never
+spans families: its key holds the approach and activation).
+
+Families are assigned whole, the costliest first, each to the worker with the least cost so far
+(longest-processing-time first); the cost of a family is its runs, a rounding activation's
+counted :data:`ROUNDING_WEIGHT` times (they train longer: about three times the epochs of a
+plain approach in the default profile's sweep log).
+"""
+
+from __future__ import annotations
+
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from hydra.core.override_parser.overrides_parser import OverridesParser
+
+from roundlab.approaches import ROUNDING
+from roundlab.sweep.plan import Multirun
+
+WORKER = "worker"
+ROUNDING_WEIGHT = 3.0
+REFERENCE_WEIGHT = 0.5
+
+
+def expand(overrides: tuple[str, ...]) -> list[list[str]]:
+    """Each job's overrides of a multirun's ``overrides``, as Hydra's basic sweeper expands them
+    (the cross product of every swept key, in its order)."""
+    parsed = OverridesParser.create().parse_overrides(list(overrides))
+    return [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def cost(m: Multirun) -> float:
+    """What a family costs to train, in plain runs."""
+    if m.once:
+        return REFERENCE_WEIGHT * len(m.runs)
+    rounding = any(r.approach == ROUNDING for r in m.runs)
+    return (ROUNDING_WEIGHT if rounding else 1.0) * len(m.runs)
+
+
+def pack(multiruns: list[Multirun], processes: int, prefix: str = "") -> list[Multirun]:
+    """At most ``processes`` workers holding the jobs of ``multiruns`` (one round's): worker
+    ``<prefix>worker-<i>``, its ``jobs`` the families' expanded jobs, its ``runs`` theirs, in
+    order. One multirun stays as it is."""
+    if len(multiruns) <= 1:
+        return list(multiruns)
+    bins: list[list[Multirun]] = [[] for _ in range(min(processes, len(multiruns)))]
+    load = [0.0] * len(bins)
+    for m in sorted(multiruns, key=cost, reverse=True):
+        i = load.index(min(load))
+        bins[i].append(m)
+        load[i] += cost(m)
+    return [
+        Multirun(
+            f"{prefix}{WORKER}-{i + 1}",
+            (),
+            tuple(r for m in members for r in m.runs),
+            members[0].round,
+            jobs=tuple(tuple(job) for m in members for job in expand(m.overrides)),
+            families=tuple(m.family for m in members),
+        )
+        for i, members in enumerate(bins)
+    ]
