@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("run",),
     ("sweep",),
     ("report",),
-    ("train", "predict", "roundlab", "hydra_plugins"),
+    ("train", "predict", "roundlab", "hydra_plugins", "study"),
 ]
 MAX_LINES = 300
 MAX_TOP_LEVEL_MODULES = 12
