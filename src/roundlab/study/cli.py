@@ -107,10 +107,7 @@ def _prepare(args: argparse.Namespace) -> tuple[str, Path]:
         args.split_column,
         args.resamples,
     )
-    entry, dataset = check(name, given)
-    lo, hi = dataset.label_range("train")
-    sizes = ", ".join(f"{split} {len(part)}" for split, part in dataset.splits.items())
-    print(f"study {name}: {sizes} rows, {dataset.n_features} features, labels {lo}..{hi}")
+    entry, _ = check(name, given)  # the generate step prints the splits' sizes
     out = (args.out or directory.default_out(name)).absolute()
     directory.check_fresh(out, args.resume)
     raw = budgets.budget(args.budget, tracking=args.tracking != NO_TRACKING)
