@@ -116,7 +116,7 @@ class _Started:
 
     def __init__(self, cmd, env=None, **options):
         results = Path(next(a for a in cmd if a.startswith("results_dir=")).split("=", 1)[1])
-        self.seen.append((results / paths.SWEEP_MANIFEST).is_file())
+        self.seen.append((results / "count" / paths.SWEEP_MANIFEST).is_file())
         self.returncode = 0
 
     def poll(self):
@@ -150,9 +150,9 @@ def test_a_full_disk_for_the_manifest_stops_the_sweep_in_one_line_before_any_mul
     argv = ["--params", str(params), "--results", str(tmp_path / "results")]
     assert cli.main([*argv, "--sweep-dir", str(tmp_path / "multirun")]) == 1
     err = capsys.readouterr().err
-    manifest = tmp_path / "results" / paths.SWEEP_MANIFEST
+    manifest = tmp_path / "results" / "count" / paths.SWEEP_MANIFEST
     assert err == f"write error: {paths.write_failed(manifest, _enospc())}\n"
-    assert _Started.seen == [] and _files(tmp_path / "results") == []
+    assert _Started.seen == [] and _files(tmp_path / "results") == []  # the write left nothing
 
 
 def test_a_full_disk_while_saving_data_keeps_the_old_dataset(tmp_path, monkeypatch):

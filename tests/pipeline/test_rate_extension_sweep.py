@@ -63,7 +63,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_an_edge_is_extended_and_a_resumed_sweep_reuses_every_run(tmp_path):
     root = _project(tmp_path)
     out = _sweep(root)
-    manifest = yaml.safe_load((root / "results" / "_sweep.yaml").read_text())
+    manifest = yaml.safe_load((root / "results" / "count" / "_sweep.yaml").read_text())
     extended = [p for p in manifest["planned"] if "/lr=0.009/" in p]
     # regression after 2 epochs is better at 0.003 than at 0.0003: trained at 0.009, both seeds
     assert "count/regression/default/lr=0.009/seed=0.json" in extended

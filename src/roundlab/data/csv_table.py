@@ -1,5 +1,5 @@
 """Reading one CSV file into features and integer labels, refusing every bad value with the
-file, the column, the line and the value.
+file, the column, the row (and its line in the file) and the value.
 
 The file needs a header row. A relative path is taken from the project root
 (:func:`roundlab.paths.project_root`), so the same config works from any working directory.
@@ -73,16 +73,18 @@ def read_table(
         for line, row in enumerate(reader, start=2):
             if not row:  # a blank line
                 continue
+            at = _At(file, len(labels) + 1, line)
             require(
                 len(row) == len(header),
                 f"every row of {file} must have {len(header)} fields like its header",
+                row=at.row,
                 line=line,
                 fields=len(row),
             )
-            labels.append(_label(row[label_at], label, file, line))
-            rows.append([_feature(row[j], header[j], file, line) for j in feature_at])
+            labels.append(_label(row[label_at], label, at))
+            rows.append([_feature(row[j], header[j], at) for j in feature_at])
             if split_at is not None:
-                splits.append(_split(row[split_at], header[split_at], file, line))
+                splits.append(_split(row[split_at], header[split_at], at))
     require(
         len(labels) >= min_rows, f"{file} must hold at least {min_rows} data rows", rows=len(labels)
     )
@@ -114,17 +116,29 @@ def _header(reader, file: Path, path: str, label: str, split_column: str | None)
     return header
 
 
-def _missing(text: str, column: str, file: Path, line: int) -> None:
+@dataclass(frozen=True)
+class _At:
+    """Where a value sits: its file, its data row (1 for the first row under the header, blank
+    lines not counted: what a spreadsheet or pandas shows) and its line in the file (what an
+    editor shows); messages give both."""
+
+    file: Path
+    row: int
+    line: int
+
+
+def _missing(text: str, column: str, at: _At) -> None:
     require(
         text.strip().lower() not in MISSING_TOKENS,
-        f"column {column!r} of {file} must have a value on every row",
+        f"column {column!r} of {at.file} must have a value on every row",
         value=text,
-        line=line,
+        row=at.row,
+        line=at.line,
     )
 
 
-def _label(text: str, column: str, file: Path, line: int) -> int:
-    _missing(text, column, file, line)
+def _label(text: str, column: str, at: _At) -> int:
+    _missing(text, column, at)
     value: int | None
     try:
         value = int(text)
@@ -136,34 +150,37 @@ def _label(text: str, column: str, file: Path, line: int) -> int:
         value = int(number) if math.isfinite(number) and number.is_integer() else None
     require(
         value is not None and abs(value) < INT64_LIMIT,
-        f"the label column {column!r} of {file} must hold integers",
+        f"the label column {column!r} of {at.file} must hold integers",
         value=text,
-        line=line,
+        row=at.row,
+        line=at.line,
     )
     return value
 
 
-def _feature(text: str, column: str, file: Path, line: int) -> float:
-    _missing(text, column, file, line)
+def _feature(text: str, column: str, at: _At) -> float:
+    _missing(text, column, at)
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     require(
         math.isfinite(value),
-        f"the feature column {column!r} of {file} must hold finite numbers",
+        f"the feature column {column!r} of {at.file} must hold finite numbers",
         value=text,
-        line=line,
+        row=at.row,
+        line=at.line,
     )
     return value
 
 
-def _split(text: str, column: str, file: Path, line: int) -> str:
+def _split(text: str, column: str, at: _At) -> str:
     name = text.strip()
     require(
         name in SPLITS,
-        f"the split column {column!r} of {file} must name one of the splits {list(SPLITS)}",
+        f"the split column {column!r} of {at.file} must name one of the splits {list(SPLITS)}",
         value=text,
-        line=line,
+        row=at.row,
+        line=at.line,
     )
     return name

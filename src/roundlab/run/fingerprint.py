@@ -7,7 +7,8 @@ so that a resumed sweep can tell which result files it may keep.
   writes, how a sweep schedules, exits and scores it); the seed, learning rate and every other
   value stay.
 - K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
-  (paths and bytes), so any change to how runs train, or to the data generators, changes it.
+  and the study (paths and bytes), so any change to how runs train, or to the data generators,
+  changes it.
 - D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` (of the
   run's resample, ``data/<name>/resample=<r>/``, for a dataset with several) when training
   reads that directory (its meta.json was made from this dataset config), else the dataset config
@@ -36,8 +37,9 @@ from roundlab.results import FAILED, RunResult
 from roundlab.runs import RUN_INDEPENDENT_KEYS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-# The report reads result files; it never changes what a run computes.
-UNHASHED_PACKAGES = ("report",)
+# The report reads result files and the study only starts the pipeline's commands: neither
+# changes what a run computes.
+UNHASHED_PACKAGES = ("report", "study")
 
 
 # Reasons (prefixes of RunResult.error) that the same config, code and data fail with again.
@@ -70,8 +72,8 @@ def fingerprint(cfg: DictConfig) -> str:
 
 @functools.cache
 def code_hash() -> str:
-    """SHA-256 over the path and bytes of every ``.py`` file of the package but the report's;
-    computed once per process (the code a process runs is the code it loaded)."""
+    """SHA-256 over the path and bytes of every ``.py`` file of the package but the report's and
+    the study's; computed once per process (the code a process runs is the code it loaded)."""
     digest = hashlib.sha256()
     for file in sorted(PACKAGE_DIR.rglob("*.py")):
         relative = file.relative_to(PACKAGE_DIR)
