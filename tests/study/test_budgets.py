@@ -3,10 +3,12 @@ pipeline's default profile; `quick` keeps every family the report compares, smal
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
-from roundlab import approaches, paths
+from roundlab import approaches
 from roundlab.data.entries import Entry
 from roundlab.study import budgets
 from roundlab.sweep.profile import PROFILES_FILE, parse_profile
@@ -23,7 +25,9 @@ def test_every_budget_is_a_valid_profile_of_the_study_s_one_dataset(name):
 
 
 def test_default_budget_is_the_pipeline_s_default_profile():
-    pipeline = yaml.safe_load((paths.CONF_DIR.parent / PROFILES_FILE).read_text())["default"]
+    pipeline = yaml.safe_load((Path(__file__).resolve().parents[2] / PROFILES_FILE).read_text())[
+        "default"
+    ]
     assert budgets.raw_budgets()["default"] == pipeline
 
 

@@ -3,13 +3,14 @@ else under the current directory (a user's own project is not taken for roundlab
 
 from __future__ import annotations
 
-from roundlab import paths
+from pathlib import Path
+
 from roundlab.study import directory
 
 
 def test_inside_the_checkout_a_study_goes_under_its_root(monkeypatch):
     monkeypatch.delenv("ROUNDLAB_ROOT", raising=False)
-    root = paths.CONF_DIR.parent
+    root = Path(__file__).resolve().parents[2]  # the checkout the tests run in
     assert directory.default_out("fair", root / "src") == root / "studies" / "fair"
 
 
