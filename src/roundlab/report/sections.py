@@ -11,23 +11,10 @@ from pathlib import Path
 from roundlab.report.cells import cell
 from roundlab.report.curves import SweepCurve
 from roundlab.report.document import Block, Code, Figure, Heading, Paragraph, Table
-from roundlab.report.selection import ROUNDING, Configuration
-from roundlab.results import FAILED, RunResult
+from roundlab.report.selection import Configuration
+from roundlab.results import RunResult, expected_failure
 
-# The negative control: rounding in the forward pass with no gradient at all, so training it is
-# meant to fail; the report counts those failures apart from the ones that say something broke.
-CONTROL_ACTIVATION = "hard_round"
 EXPECTED = "expected failures of the hard_round control"
-
-
-def expected_failure(result: RunResult) -> bool:
-    """Whether ``result`` is a failure the protocol expects: the rounding approach with
-    hard_round (no gradient, the negative control) that FAILED."""
-    return (
-        result.approach == ROUNDING
-        and result.activation == CONTROL_ACTIVATION
-        and result.status == FAILED
-    )
 
 
 def failure_counts(results: list[RunResult]) -> str:
