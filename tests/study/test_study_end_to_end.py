@@ -73,7 +73,8 @@ def test_the_terminal_shows_the_recommendation_per_metric_and_the_report_path(st
     lines = study["printed"].splitlines()
     for title in ("test exact match", "test MAE"):
         line = next(t for t in lines if t.strip().startswith(f"{title}: "))
-        assert re.search(r": use .+ \(\d\.\d{3} (± \d\.\d{3}|\(deterministic\))\)", line), line
+        value = r"(\(\d\.\d{3} ± \d\.\d{3}\)|\d\.\d{3} \(deterministic\))"
+        assert re.search(rf": use .+ {value}", line), line
         assert "; as good: " in line and "; clearly worse: " in line
     assert lines[-1] == f"report: {study['out'] / 'reports' / 'report.html'}"
 

@@ -44,8 +44,10 @@ def line(rec: Recommendation) -> str:
     setting = f" {best.setting}" if best.params else ""
     mark = "" if rec.chosen_on == VAL else f" {ON_ITS_OWN_SPLIT} chosen on this split"
     value = cell(best.metric(rec.column.split, rec.column.metric))
+    # a deterministic fit's cell already carries its brackets: "0.367 (deterministic)"
+    value = value if value.endswith(")") else f"({value})"
     text = (
-        f"{rec.column.title}: use {short(best)}{setting} ({value}){mark}; "
+        f"{rec.column.title}: use {short(best)}{setting} {value}{mark}; "
         f"as good: {_names(rec.as_good)}; clearly worse: {_names(rec.worse)}"
     )
     return text + (f"; clearly better on test: {_names(rec.better)}" if rec.better else "")
