@@ -23,13 +23,9 @@ Lambda layer), a file that cannot be read or written.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
-
-# Before TensorFlow is first imported (through the modules below), which reads it then.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from roundlab.serving.predict import predict_saved, read_csv, write  # noqa: E402
 from roundlab.serving.saved_models import InputError  # noqa: E402

@@ -11,12 +11,8 @@ Hydra task, so the sweep goes on; it returns the worst objective value instead. 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-
-# Before TensorFlow is first imported (through the modules below), which reads it then.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import hydra  # noqa: E402
 from hydra.core.hydra_config import HydraConfig  # noqa: E402

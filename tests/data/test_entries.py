@@ -93,3 +93,16 @@ def test_a_profile_without_datasets_trains_every_entry_composed_from_its_config(
     assert "dataset=csv" in mine and "dataset.name=mine" in mine
     assert "dataset.path='inputs/mine.csv'" in mine
     assert {r.dataset for m in runs for r in m.runs} == {"count", "mine"}
+
+
+@pytest.mark.parametrize("path", ["inputs/it's.csv", "inputs\\a.csv", "x${oc.env:HOME}.csv"])
+def test_a_value_hydra_and_yaml_would_read_differently_is_refused(path):
+    with pytest.raises(ValueError, match=r"must not hold a quote, a backslash or '\$\{'"):
+        entries.parse({"mine": {"path": path, "label": "y"}})
+
+
+def test_an_entry_that_is_neither_a_config_nor_a_csv_names_the_configs():
+    with pytest.raises(
+        ValueError, match=r"datasets\.affin must name a dataset config \[.*'affine'"
+    ):
+        entries.parse({"affin": {"n_train": 100}})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from imports import ROOT, all_modules, closure
+from imports import ROOT, all_modules, closure, graph
 
 CONF = ROOT / "src" / "roundlab" / "conf"
 
@@ -59,6 +59,20 @@ def test_stage_depends_on_every_module_its_processes_import(stage):
     assert len(files) > 20, "the import walk found almost nothing"
     missing = sorted(str(p) for p in files if not _covered(p, deps))
     assert not missing, f"dvc.yaml stage {stage} misses deps {missing}"
+
+
+def test_generate_depends_on_every_module_the_data_code_imports():
+    deps = _stage("generate")["deps"]
+    imported = {
+        target
+        for module, targets in graph().items()
+        if module.startswith("roundlab.data")
+        for target in targets
+    }
+    files = {_file(m) for m in imported}
+    assert Path("src/roundlab/metrics.py") in files  # the oracle's numbers in meta.json
+    missing = sorted(str(p) for p in files if not _covered(p, deps))
+    assert not missing, f"dvc.yaml stage generate misses deps {missing}"
 
 
 def test_the_sweep_imports_its_launcher_and_callback():

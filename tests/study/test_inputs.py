@@ -28,6 +28,7 @@ def test_the_entry_names_the_files_absolutely_and_the_options(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     given = StudyInput(Path("d.csv"), "y", parse_features(" a, b "), Path("t.csv"), None, 3)
     assert given.keys() == {
+        "config": "csv",  # also for a file named like a built-in dataset
         "train_path": str(tmp_path / "d.csv"),
         "test_path": str(tmp_path / "t.csv"),
         "label": "y",

@@ -83,12 +83,47 @@ def test_data_command_gives_the_study_s_message(tmp_path, capsys):
     assert capsys.readouterr().err.removeprefix("error: ") == study
 
 
-def test_a_name_that_is_no_directory_name_is_refused(tmp_path, capsys):
+def test_a_file_name_that_is_no_directory_name_asks_for_a_name(tmp_path, capsys):
     data = _write(tmp_path, GOOD, "my data.csv")
     code = main([str(data), "--label", "y", "--out", str(tmp_path / "s")])
     err = capsys.readouterr().err
     assert code == 2
-    assert "--name must be a name of letters" in err and "'my data'" in err
+    assert "pass --name" in err and "my data.csv" in err
+    assert main([str(data), "--label", "y", "--name", "my data"]) == 2
+    assert "--name must be a name of letters" in capsys.readouterr().err
+
+
+def test_a_constant_label_is_refused_naming_its_one_value(tmp_path, capsys):
+    data = _write(tmp_path, ["a,y", *(f"{i},3" for i in range(12))])
+    code = main([str(data), "--label", "y", "--out", str(tmp_path / "s")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "label column 'y'" in err and "at least two values" in err and "values=[3]" in err
+
+
+def test_a_file_named_like_a_builtin_dataset_is_read_as_a_csv(tmp_path, capsys):
+    data = _write(tmp_path, GOOD, "count.csv")
+    out = tmp_path / "file"
+    out.write_text("not a directory")
+    code = main([str(data), "--label", "y", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2  # the data was checked as a CSV; the --out file stopped it
+    assert err == f"error: --out must be a directory. Received: --out={out} (a file)\n"
+
+
+def test_resume_continues_only_the_same_study(tmp_path, capsys):
+    data = _write(tmp_path, GOOD)
+    out = tmp_path / "study"
+    code = main([str(data), "--label", "y", "--out", str(out), "--resume"])
+    assert code == 2 and "--resume needs a study to continue" in capsys.readouterr().err
+    out.mkdir()
+    (out / "params.yaml").write_text(
+        "profile: quick\ndatasets:\n  d: {config: csv, path: other.csv, label: y}\n"
+    )
+    code = main([str(data), "--label", "y", "--out", str(out), "--resume"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "--resume continues the same study" in err and "other.csv" in err
 
 
 def test_an_out_holding_results_is_refused_without_resume(tmp_path, capsys):

@@ -51,7 +51,7 @@ def test_only_errors_raised_in_the_data_package_are_data_errors():
 
 def test_roundlab_sweep_fails_on_failed_jobs_only_when_a_planned_run_did_not_finish(tmp_path):
     from roundlab import results
-    from roundlab.sweep.manifest import failed_jobs_exit
+    from roundlab.sweep.progress import failed_jobs_exit
 
     planned = []
     for seed, status in ((0, results.FINISHED), (1, results.FAILED)):

@@ -44,7 +44,12 @@ class RoundlabSweeper(BasicSweeper):
                 f"{JOBS_KEY} lists every job: the command line must not sweep as well. "
                 f"Received: {swept}"
             )
-        jobs = yaml.safe_load(Path(str(listed[-1].value())).read_text()) or []
+        file = Path(str(listed[-1].value()))
+        if not file.is_file():
+            raise HydraException(
+                f"{JOBS_KEY} must name a YAML file listing the jobs. Received: {JOBS_KEY}={file}"
+            )
+        jobs = yaml.safe_load(file.read_text()) or []
         common = [o.input_line for o in overrides]
         batch = [[*map(str, job), *common] for job in jobs]
         if max_batch_size is None:

@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         "--params", type=Path, help="params file (default: <project root>/params.yaml)"
     )
     args = parser.parse_args(argv)
+    known: dict[str, entries.Entry] = {}
     try:
         known = entries.load(args.params or paths.project_root() / "params.yaml")
         entry = known.get(args.name, entries.Entry(args.name, args.name))
@@ -45,11 +46,15 @@ def main(argv: list[str] | None = None) -> int:
             name=cfg.name,
         )
         datasets = generate_all(cfg)
-    except (ValueError, FileNotFoundError, HydraException) as error:
-        cause = (
-            f" ({error.__cause__})" if isinstance(error, HydraException) and error.__cause__ else ""
+    except HydraException as error:  # a key the config lacks, a value of the wrong type
+        what = str(error.__cause__ or error).splitlines()[0]
+        where = f"params.yaml datasets.{args.name}" if args.name in known else "an override"
+        print(
+            f"error: {where} must set keys of its dataset config. Received: {what}", file=sys.stderr
         )
-        print(f"error: {error}{cause}", file=sys.stderr)
+        return 1
+    except (ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
     dataset = datasets[0]
     try:

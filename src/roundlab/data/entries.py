@@ -34,6 +34,9 @@ from roundlab.runs import check_name
 CONFIG_KEY = "config"
 # The generator of a dataset entry that names no config of its own: a user's file.
 DEFAULT_CONFIG = "csv"
+CSV_PATHS = {"path", "train_path", "test_path"}
+# Read the same way by Hydra's override grammar and by YAML only without these.
+UNSAFE = ("'", "\\", "${")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,12 @@ def _entry(name: str, keys: Any, known: set[str]) -> Entry:
             f"(or {{}}). Received: {keys!r}"
         )
     keys = dict(keys)
+    if CONFIG_KEY not in keys and name not in known and not keys.keys() & CSV_PATHS:
+        raise ValueError(
+            f"params.yaml datasets.{name} must name a dataset config {sorted(known)} (its key "
+            "or `config`) or be a CSV file (path, or train_path and test_path, and label). "
+            f"Received: {keys!r}"
+        )
     config = str(keys.pop(CONFIG_KEY, name if name in known else DEFAULT_CONFIG))
     if config not in known:
         raise ValueError(
@@ -88,18 +97,25 @@ def _entry(name: str, keys: Any, known: set[str]) -> Entry:
         )
     keys.pop("name", None)  # the entry's key is the name
     named = () if config == name else (f"name={name}",)
-    return Entry(name, config, (*named, *(f"{k}={_value(v)}" for k, v in keys.items())))
+    return Entry(name, config, (*named, *(f"{k}={_value(k, v)}" for k, v in keys.items())))
 
 
-def _value(value: Any) -> str:
+def _value(key: str, value: Any) -> str:
     """A value in Hydra's override grammar: strings quoted (a path may hold a comma, which
-    would otherwise start a sweep), lists and numbers as JSON."""
+    would otherwise start a sweep), lists and numbers as JSON. A string with a quote, a
+    backslash or ``${`` is refused: Hydra and YAML would read it differently (or interpolate
+    it)."""
     if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        if any(u in value for u in UNSAFE):
+            raise ValueError(
+                f"params.yaml dataset keys must not hold a quote, a backslash or '${{' "
+                f"(rename the file). Received: {key}={value!r}"
+            )
+        return f"'{value}'"
     if value is None:
         return "null"
     if isinstance(value, list):
-        return "[" + ",".join(_value(v) for v in value) + "]"
+        return "[" + ",".join(_value(key, v) for v in value) + "]"
     return json.dumps(value)
 
 

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from hydra.errors import HydraException
 
-from roundlab.errors import WriteFailed
-from roundlab.runs import check_name
+from roundlab.errors import ConfigError, WriteFailed
+from roundlab.runs import SAFE_NAME, check_name
 from roundlab.study import budgets, directory
 from roundlab.study.inputs import StudyInput, check, parse_features
 
@@ -98,6 +98,11 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
 def _prepare(args: argparse.Namespace) -> tuple[str, Path]:
     """Check the options and the data, write the study directory; returns the dataset's name
     and the directory. ValueError (ConfigError among them) for anything refused."""
+    if args.name is None and not SAFE_NAME.fullmatch(args.data.stem):
+        raise ConfigError(
+            "the data file's name must make a dataset name (letters, digits, _ - and ., a "
+            f"letter or digit first): pass --name. Received: {args.data.name}"
+        )
     name = check_name(args.name or args.data.stem, "--name")
     given = StudyInput(
         args.data,
@@ -109,7 +114,7 @@ def _prepare(args: argparse.Namespace) -> tuple[str, Path]:
     )
     entry, _ = check(name, given)  # the generate step prints the splits' sizes
     out = (args.out or directory.default_out(name)).absolute()
-    directory.check_fresh(out, args.resume)
+    directory.check_fresh(out, args.resume, directory.study_params(name, given.keys(), args.budget))
     raw = budgets.budget(args.budget, tracking=args.tracking != NO_TRACKING)
     directory.write(out, given.keys(), entry, args.budget, raw)
     return name, out
@@ -117,8 +122,6 @@ def _prepare(args: argparse.Namespace) -> tuple[str, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    # Before anything imports TensorFlow: its C++ start-up lines stay out of the terminal.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     try:
         name, out = _prepare(args)
     except (ValueError, HydraException) as err:  # ConfigError is a ValueError

@@ -31,7 +31,7 @@ PARAMS_FILE = "params.yaml"
 RESULTS_DIR = "results"
 PARAMS_HEADER = (
     "# Written by `roundlab study`: the study's one dataset (by value) and its budget\n"
-    "# (profiles.yaml beside this file). docs/params.md explains every key.\n"
+    "# (profiles.yaml beside this file). roundlab's docs/params.md explains every key.\n"
 )
 
 
@@ -53,22 +53,45 @@ def default_out(name: str, cwd: Path | None = None) -> Path:
     return base / STUDIES_DIR / name
 
 
-def check_fresh(out: Path, resume: bool) -> None:
-    """Refuse (ConfigError) an ``out`` that already holds result files unless ``resume``: a
-    rerun would otherwise mix into, or prune, a study the user may want to keep."""
+def check_fresh(out: Path, resume: bool, params: dict[str, Any]) -> None:
+    """Refuse (ConfigError) an ``out`` that is not a directory, or that already holds result
+    files unless ``resume``: a rerun would otherwise mix into, or prune, a study the user may
+    want to keep. ``resume`` continues only the same study: the same dataset entry and budget
+    (``params``, as params.yaml would hold them), in a directory that holds one."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out must be a directory. Received: --out={out} (a file)")
     results = out / RESULTS_DIR
     if not resume and results.is_dir() and any(results.rglob("*.json")):
         raise ConfigError(
             f"--out must be a new study directory, or pass --resume to continue the study in "
             f"it (or choose another --out). Received: --out={out} (it holds results)"
         )
+    if not resume:
+        return
+    stored = out / PARAMS_FILE
+    if not stored.is_file():
+        raise ConfigError(
+            f"--resume needs a study to continue in --out. Received: --out={out} (no "
+            f"{PARAMS_FILE}: run without --resume to start one)"
+        )
+    before = yaml.safe_load(stored.read_text()) or {}
+    if before != params:
+        raise ConfigError(
+            f"--resume continues the same study: the same data, options and --budget. "
+            f"Received: {params} where --out={out} holds {before}"
+        )
 
 
 def write(out: Path, entry_keys: dict[str, Any], entry: Entry, budget: str, raw: dict) -> Path:
     """Write ``<out>/params.yaml`` (the dataset entry, ``profile: <budget>``) and
     ``<out>/profiles.yaml`` (the budget); returns the params file."""
-    params = {"profile": budget, "datasets": {entry.name: entry_keys}}
+    params = study_params(entry.name, entry_keys, budget)
     paths.atomic_write(out / PROFILES_FILE, yaml.safe_dump({budget: raw}, sort_keys=False))
     return paths.atomic_write(
         out / PARAMS_FILE, PARAMS_HEADER + yaml.safe_dump(params, sort_keys=False)
     )
+
+
+def study_params(name: str, entry_keys: dict[str, Any], budget: str) -> dict[str, Any]:
+    """What ``<out>/params.yaml`` holds: the budget's name as the profile, the one entry."""
+    return {"profile": budget, "datasets": {name: entry_keys}}

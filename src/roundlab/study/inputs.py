@@ -39,11 +39,12 @@ class StudyInput:
     def keys(self) -> dict[str, Any]:
         """The params.yaml entry's keys (file paths absolute)."""
         path = str(self.path.expanduser().absolute())
-        keys: dict[str, Any] = (
-            {"train_path": path, "test_path": str(self.test.expanduser().absolute())}
-            if self.test
-            else {"path": path}
-        )
+        # always the CSV config, also for a file named like a built-in dataset (count.csv)
+        keys: dict[str, Any] = {"config": entries.DEFAULT_CONFIG}
+        if self.test:
+            keys |= {"train_path": path, "test_path": str(self.test.expanduser().absolute())}
+        else:
+            keys["path"] = path
         keys["label"] = self.label
         if self.features:
             keys["features"] = list(self.features)
@@ -68,4 +69,12 @@ def check(name: str, given: StudyInput) -> tuple[entries.Entry, Dataset]:
     ValueError (one line: file, column, row, value) when the data or the options are refused."""
     entry = entries.parse({name: given.keys()})[name]
     config = data.read_config(entry.config, entry.overrides)
-    return entry, data.generate(config)
+    dataset = data.generate(config)
+    labels = sorted({int(v) for part in dataset.splits.values() for v in part.y})
+    require(
+        len(labels) > 1,
+        f"the label column {given.label!r} of {given.path} must hold at least two values "
+        "(with one, there is nothing to learn)",
+        values=labels,
+    )
+    return entry, dataset

@@ -24,12 +24,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from roundlab import interruption, paths
+from roundlab.data import entries
 from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
 from roundlab.sweep import lock, manifest, resamples, workers
 from roundlab.sweep.housekeeping import prune
-from roundlab.sweep.manifest import failed_jobs_exit
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import Profile, load_profile, only
+from roundlab.sweep.progress import failed_jobs_exit
 from roundlab.sweep.runner import run
 
 
@@ -76,8 +77,13 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     root = paths.project_root()
+    params_file = args.params or root / "params.yaml"
     try:
-        profile = load_profile(args.params or root / "params.yaml", args.profile)
+        if not params_file.is_file():
+            raise ConfigError(f"--params must name a params file. Received: {params_file}")
+        profile = load_profile(params_file, args.profile)
+        if args.dataset:
+            _check_dataset(args.dataset, params_file)
         # checks the activations against the catalogue, and the datasets' resamples
         plan(profile, resamples_of=resamples.from_configs)
     except ValueError as err:  # the message names the key and the value: no traceback
@@ -87,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     sweep_root = args.sweep_dir or root / "multirun" / (args.dataset or "")
     if args.dataset:
         if args.dataset not in profile.datasets:
-            return _not_trained(profile, args.dataset, results_dir)
+            return _not_trained(profile, args.dataset, results_dir, args.dry_run)
         profile = only(profile, args.dataset)
     if args.dry_run:
         # Composing and validating the jobs' configs imports TensorFlow: only a dry run pays.
@@ -97,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         for m in packed:
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)
             print(shlex.join(["python", *cmd[1:]]))
+            if m.jobs:  # the sweep writes the file when it starts the worker
+                print(f"  sweep.jobs lists {len(m.jobs)} jobs of {', '.join(m.families)}")
             for line in preview.describe(m, profile, cmd):
                 print(f"  {line}")
         if profile.rate_extensions:
@@ -131,10 +139,22 @@ def main(argv: list[str] | None = None) -> int:
     return failed_jobs_exit(results_dir, planned["planned"]) if args.fail_on_failed_jobs else 0
 
 
-def _not_trained(profile: Profile, dataset: str, results_dir: Path) -> int:
+def _check_dataset(name: str, params_file: Path) -> None:
+    """``--dataset`` names an entry of params.yaml's ``datasets`` (so it is a safe name)."""
+    known = list(entries.load(params_file))
+    if name not in known:
+        raise ConfigError(
+            f"--dataset must name a dataset of {params_file} `datasets` {known}. "
+            f"Received: --dataset={name!r}"
+        )
+
+
+def _not_trained(profile: Profile, dataset: str, results_dir: Path, dry_run: bool) -> int:
     """A dataset of params.yaml that the profile does not train: its results directory holds
     an empty plan (the DVC stage's output), and nothing runs."""
     print(f"sweep: profile {profile.name} does not train {dataset}: nothing to sweep", flush=True)
+    if dry_run:
+        return 0
     with lock.hold(results_dir):
         prune(results_dir / dataset, [])
         manifest.remove(results_dir, [dataset])

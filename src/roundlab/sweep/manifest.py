@@ -12,7 +12,6 @@ sweep that reuses every run leaves results/ byte-identical.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ import yaml
 from roundlab import paths
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import Profile
-from roundlab.sweep.progress import EXPECTED, result_tally
 
 FILE = paths.SWEEP_MANIFEST
 
@@ -91,20 +89,3 @@ def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, 
 
 def _write(results_dir: Path, dataset: str, record: dict[str, Any]) -> None:
     paths.atomic_write(Path(results_dir) / dataset / FILE, yaml.safe_dump(record, sort_keys=False))
-
-
-def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
-    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
-    file that cannot be read, or did not finish and is no expected failure
-    (:func:`roundlab.results.expected_failure`), else 0."""
-    each = {p: result_tally([Path(results_dir) / p]) for p in planned}
-    bad = [p for p, t in each.items() if t.finished + t.expected == 0]
-    expected = sum(t.expected for t in each.values())
-    if not bad:
-        return 0
-    print(
-        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs; "
-        f"{expected} {EXPECTED} not counted), e.g. {Path(results_dir) / bad[0]}",
-        file=sys.stderr,
-    )
-    return 1

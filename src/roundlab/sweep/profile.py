@@ -93,6 +93,10 @@ def load_profile(params_file: Path, name: str | None = None) -> Profile:
     """The profile ``name`` (default: params.yaml's ``profile``) from the profiles file beside
     ``params_file`` (:data:`PROFILES_FILE`), checked, over params.yaml's ``datasets``."""
     params = yaml.safe_load(Path(params_file).read_text()) or {}
+    if not isinstance(params, dict):
+        raise ConfigError(
+            f"{params_file} must map keys (profile, datasets) to values. Received: {params!r}"
+        )
     name = name or params.get("profile")
     profiles_file = Path(params_file).with_name(PROFILES_FILE)
     profiles = yaml.safe_load(profiles_file.read_text()) if profiles_file.is_file() else None

@@ -209,3 +209,20 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def failed_jobs_exit(results_dir: Path, planned: list[str]) -> int:
+    """``--fail-on-failed-jobs``: 1 (with one line) when a planned run left no result file, a
+    file that cannot be read, or did not finish and is no expected failure
+    (:func:`roundlab.results.expected_failure`), else 0."""
+    each = {p: result_tally([Path(results_dir) / p]) for p in planned}
+    bad = [p for p, t in each.items() if t.finished + t.expected == 0]
+    expected = sum(t.expected for t in each.values())
+    if not bad:
+        return 0
+    print(
+        f"sweep: {len(bad)} of {len(planned)} runs did not finish (--fail-on-failed-jobs; "
+        f"{expected} {EXPECTED} not counted), e.g. {Path(results_dir) / bad[0]}",
+        file=sys.stderr,
+    )
+    return 1

@@ -10,10 +10,21 @@ results/ only, so without the sweep's manifest it takes the resamples its result
 
 from __future__ import annotations
 
+from omegaconf.errors import OmegaConfBaseException
+
 from roundlab import data
+from roundlab.errors import ConfigError
 
 
 def from_configs(name: str, overrides: tuple[str, ...], config: str | None = None) -> int:
     """The number of resamples of dataset ``name`` under ``overrides`` (``n_train=6000``),
-    composed from the dataset config ``config`` (default: ``name``'s own)."""
-    return data.resample_count(data.read_config(config or name, overrides))
+    composed from the dataset config ``config`` (default: ``name``'s own). A key its config
+    does not have, or a value of the wrong type, is a ConfigError naming the dataset."""
+    try:
+        return data.resample_count(data.read_config(config or name, overrides))
+    except (OmegaConfBaseException, FileNotFoundError) as err:
+        what = str(err).splitlines()[0]
+        raise ConfigError(
+            f"params.yaml datasets.{name} must set only keys of the dataset config "
+            f"{config or name}, with values of their types. Received: {what}"
+        ) from None
