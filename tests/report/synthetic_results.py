@@ -105,8 +105,9 @@ def _grid_point(dataset, extrapolate, seed, lr) -> list[results.RunResult]:
     for a, em in ((1.0, 0.62), (4.0, 0.65)):
         runs.append(at("rounding", em, 0.45, "soft_round", {"alpha": a}, zero=0.0))
     error = (
-        "Traceback ...\nValueError: No gradients provided for any variable (hard_round has no "
-        "gradient)"
+        "no gradient: the loss has no gradient with respect to 6 of 6 weight tensors "
+        "(hidden_0/kernel, hidden_0/bias, hidden_1/kernel, ...); an activation on their path has "
+        "none (activations: relu, hard_round)"
     )
     runs.append(at("rounding", 0.0, 0.0, "hard_round", None, status=results.FAILED, error=error))
     return runs
