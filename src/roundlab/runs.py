@@ -111,13 +111,11 @@ class RunKey:
     def from_config(cls, cfg: Any) -> RunKey:
         """The run a composed training config describes (the activation group counts only for
         approaches that use it)."""
-        # Importing the activations imports TensorFlow, which the sweep planner and the report
-        # (RunKey.of) must not pay for; a composed config is only read where it is loaded.
-        from roundlab.activations import activation_params
-
         uses = approaches.get(cfg.approach.name).uses_activation
         activation = cfg.activation.name if uses else None
-        params = activation_params(cfg.activation)
+        # Every key but the name is a parameter (read here, not through the activations, which
+        # import TensorFlow: the sweep names its jobs' runs before it starts any).
+        params = {str(k): float(v) for k, v in cfg.activation.items() if k != "name"}
         return cls.of(
             cfg.dataset.name,
             cfg.approach.name,

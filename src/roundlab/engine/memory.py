@@ -2,9 +2,8 @@
 
 The estimate of :func:`roundlab.engine.stacked.member_bytes` (float32 weights times 3 + s
 copies: live, kept, gradient and s optimizer slots; one batch's activations; the validation
-pass) times the members trained together must stay within ``trainer.max_memory_mb`` (default
-:data:`DEFAULT_MAX_MEMORY_MB`). The refusal names the estimate and the largest layer, before
-any network is built.
+pass) times the members trained together must stay within ``trainer.max_memory_mb`` (4096 by
+default). The refusal names the estimate and the largest layer, before any network is built.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from roundlab.engine.stacked import member_bytes
 from roundlab.engine.stacked_mlp import layer_shapes
 from roundlab.errors import ConfigError
 
-DEFAULT_MAX_MEMORY_MB = 4096.0
 MB = 1024 * 1024
 # State tensors per weight of each Keras optimizer (Adam and the unlisted ones: 2).
 OPTIMIZER_SLOTS = {"sgd": 0, "rmsprop": 1, "adagrad": 1, "adadelta": 2, "adam": 2}

@@ -6,11 +6,17 @@ dataclasses here hold their types. Each is registered in Hydra's ConfigStore und
 or an unknown key (``model.widht=3``) fails when Hydra composes the config. What a type cannot
 say (``activation.width=1.5``, ``trainer.dropout=2``) :mod:`roundlab.run.validate` checks before
 any data is loaded.
+
+Nothing here imports TensorFlow: a sweep composes and fingerprints its jobs' configs in its own
+process before it starts any (:mod:`roundlab.sweep.decide`). The activation schemas therefore
+come from ``conf/activation/<name>.yaml``, which ``python -m roundlab.activations --write``
+writes from the catalogue and tests keep equal to it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +28,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from roundlab import activations, approaches, data, paths
+from roundlab import approaches, data, paths
 from roundlab.approaches.label_range import DEFAULT_MAX_CLASSES
-from roundlab.engine.memory import DEFAULT_MAX_MEMORY_MB
 
 
 def default_results_dir() -> str:
@@ -125,7 +130,7 @@ class TrainerConfig:
     verbose: int = 0
     # A run whose memory estimate (weights, optimizer state, one batch; roundlab.engine.memory)
     # exceeds this many MB is refused before its network is built.
-    max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
+    max_memory_mb: float = 4096.0
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
     # How early stopping and selection see unseen rows: holdout (the val split), kfold
     # (cv_folds folds of train + val, then a refit; roundlab.engine.kfold) or auto (kfold
@@ -181,12 +186,35 @@ class Config:
     fail_on_failed_jobs: bool = False
 
 
+@functools.cache
+def activation_parameters() -> dict[str, tuple[str, float] | None]:
+    """Each catalogued activation's ``(parameter, default)`` (None: it takes none), read from
+    ``conf/activation/<name>.yaml``: every key but ``defaults`` and ``name`` is its parameter."""
+    out: dict[str, tuple[str, float] | None] = {}
+    for file in sorted((paths.CONF_DIR / "activation").glob("*.yaml")):
+        node = OmegaConf.load(file)
+        params = [(k, float(v)) for k, v in node.items() if k not in ("defaults", "name")]
+        out[str(node.name)] = params[0] if params else None
+    return out
+
+
+def activation_parameter(name: str) -> str | None:
+    """The parameter of the activation ``name`` (None when it takes none); ValueError listing
+    the known names when there is no such activation."""
+    known = activation_parameters()
+    if name not in known:
+        raise ValueError(f"activation must be one of {sorted(known)}. Received: name={name!r}")
+    found = known[name]
+    return None if found is None else found[0]
+
+
 def activation_schema(name: str) -> type:
     """A dataclass with ``name`` and the activation's parameter, so other keys are refused."""
-    spec = activations.spec(name)
     fields_ = [("name", str, dataclasses.field(default=name))]
-    if spec.param is not None:
-        fields_.append((spec.param, float, dataclasses.field(default=float(spec.default))))
+    found = activation_parameters()[name]
+    if found is not None:
+        param, default = found
+        fields_.append((param, float, dataclasses.field(default=default)))
     return dataclasses.make_dataclass(f"{name}_activation_config", fields_)
 
 
@@ -202,7 +230,7 @@ def register_configs() -> None:
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
-    for name in activations.names():
+    for name in activation_parameters():
         cs.store(group="schema/activation", name=name, node=activation_schema(name))
 
 
@@ -217,3 +245,11 @@ def compose(
         return hydra_compose(
             "config", overrides=list(overrides), return_hydra_config=return_hydra_config
         )
+
+
+def resolve(cfg: DictConfig) -> DictConfig:
+    """A resolved copy (what the result file and MLflow record), results_dir made absolute."""
+    cfg = cfg.copy()
+    OmegaConf.resolve(cfg)
+    cfg.results_dir = str(Path(cfg.results_dir).absolute())
+    return cfg

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from roundlab import approaches, data, paths
 from roundlab.approaches.head import Approach
@@ -31,6 +31,7 @@ from roundlab.engine.memory import check_memory
 from roundlab.engine.xla import use_xla
 from roundlab.errors import ConfigError
 from roundlab.results import RunResult
+from roundlab.run.config import resolve
 from roundlab.run.fingerprint import stamp
 from roundlab.run.recording import Recording
 from roundlab.run.validate import early_stopping, objective, validate
@@ -59,14 +60,6 @@ def train(cfg: DictConfig, sweep_dir: Path | None = None) -> RunResult:
             record.keep(network.model)
     stamp(record.result, cfg)
     return record.close()
-
-
-def resolve(cfg: DictConfig) -> DictConfig:
-    """A resolved copy (what the result file and MLflow record), results_dir made absolute."""
-    cfg = cfg.copy()
-    OmegaConf.resolve(cfg)
-    cfg.results_dir = str(Path(cfg.results_dir).absolute())
-    return cfg
 
 
 def load(dataset_cfg: DictConfig, objective_text: str) -> Dataset:

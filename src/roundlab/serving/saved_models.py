@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,6 +33,7 @@ from roundlab import approaches, paths, results
 from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization, batched
 from roundlab.serving import keras_objects
+from roundlab.serving.archive import model_problem
 
 
 class InputError(ValueError):
@@ -91,32 +91,6 @@ class ModelCard:
 def model_path(result_path: Path) -> Path:
     """``.../seed=0.json`` -> ``.../seed=0.keras``."""
     return Path(result_path).with_suffix(".keras")
-
-
-# What every .keras archive Keras 3 writes holds: without them it cannot load.
-KERAS_ARCHIVE_MEMBERS = ("metadata.json", "config.json", "model.weights.h5")
-
-
-def model_problem(path: Path) -> str | None:
-    """Why the ``.keras`` file at ``path`` cannot be loaded (missing, not a zip archive as a
-    truncated write leaves it, a member whose checksum fails, a member missing), or None when it
-    is whole. Reads the file once and imports nothing: a resumed sweep checks every reused
-    model this way, and predict says what is wrong instead of Keras's "File not found"."""
-    path = Path(path)
-    if not path.is_file():
-        return f"{path} is missing"
-    try:
-        with zipfile.ZipFile(path) as archive:
-            broken = archive.testzip()
-            names = set(archive.namelist())
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
-        return f"{path} is not a whole .keras archive (truncated or corrupt: {err})"
-    if broken is not None:
-        return f"{path} is corrupt: its member {broken} fails its checksum"
-    missing = [m for m in KERAS_ARCHIVE_MEMBERS if m not in names]
-    if missing:
-        return f"{path} is not a .keras model: it lacks {missing}"
-    return None
 
 
 @contextlib.contextmanager

@@ -1,12 +1,9 @@
-"""A multirun's jobs as configs, and what becomes of each: reused, trained in a stacked group,
-or trained alone.
-
-The launcher (:mod:`roundlab.sweep.launcher`) and ``python -m roundlab.sweep --dry-run``
-(:mod:`roundlab.sweep.preview`) both call :func:`job_configs`, :func:`training_configs` and
-:func:`schedule`, so the dry run groups exactly as the launcher will. Composing a job's config
-is most of a stacked sweep's own time, so the first job of every set whose overrides differ
-only in a member's own values (seed, learning rate, the activation's parameter) is composed and
-the others are derived from it, as composing them would give.
+"""A multirun's jobs as configs (:func:`job_configs`), for the launcher, the dry run and the
+sweep's own reuse decision (:mod:`roundlab.sweep.decide`); what becomes of each is
+:mod:`roundlab.sweep.schedule`. Composing a job's config is most of a stacked sweep's own time,
+so the first job of every set whose overrides differ only in a member's own values (seed,
+learning rate, the activation's parameter) is composed and the others are derived from it, as
+composing them would give. Imports no TensorFlow.
 """
 
 from __future__ import annotations
@@ -18,17 +15,12 @@ from typing import Any
 
 # Hydra's own naming of a job's override_dirname (a private helper of the pinned hydra-core).
 from hydra._internal.config_loader_impl import get_overrides_dirname
-from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.override_parser.types import Override, OverrideType
 from hydra.core.utils import filter_overrides
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from roundlab.activations.catalogue import PARAMETER_NAMES
-from roundlab.run.job import resolve
-from roundlab.run.validate import validate
-from roundlab.sweep import grouping
-from roundlab.sweep.resume import reusable_jobs
+from roundlab.run.config import activation_parameters
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +54,8 @@ def member_values(parsed: list[Override]) -> tuple[tuple[str, ...], dict[str, An
     """``(signature, values)``: the overrides other than a member's own (``seed``,
     ``trainer.learning_rate`` and ``activation.<parameter>`` set to a plain value), and those
     values by key."""
-    own = {"seed", "trainer.learning_rate", *(f"activation.{p}" for p in PARAMETER_NAMES)}
+    params = {found[0] for found in activation_parameters().values() if found is not None}
+    own = {"seed", "trainer.learning_rate", *(f"activation.{p}" for p in params)}
     values, rest = {}, []
     for o in parsed:
         plain = o.type == OverrideType.CHANGE and o.package is None
@@ -90,34 +83,3 @@ def derive(base: DictConfig, parsed: list[Override], values: dict[str, Any]) -> 
         kv_sep=names.kv_sep,
     )
     return cfg
-
-
-def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
-    """Each job's resolved training config (without the hydra node), or None when it fails
-    validation: the ordinary task then reports the error as a single run would."""
-    out = []
-    for job in jobs:
-        # As run_job will: the default results_dir is read from this multirun's Hydra config.
-        HydraConfig.instance().set_config(job)
-        cfg = job.copy()
-        with open_dict(cfg):
-            del cfg["hydra"]
-        try:
-            cfg = resolve(cfg)
-            validate(cfg)
-        except Exception:
-            out.append(None)
-            continue
-        out.append(cfg)
-    return out
-
-
-def schedule(
-    cfgs: Sequence[DictConfig | None], max_members: int
-) -> tuple[set[int], list[list[int]], list[int]]:
-    """``(reused, groups, alone)``: the jobs whose result files are kept
-    (:mod:`roundlab.sweep.resume`), never joining a group; the stacked groups of the others; the
-    jobs that train alone (:func:`roundlab.sweep.grouping.plan`)."""
-    reused = reusable_jobs(cfgs)
-    groups, alone = grouping.plan(cfgs, max_members, skip=reused)
-    return reused, groups, alone

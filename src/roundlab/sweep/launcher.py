@@ -27,8 +27,9 @@ from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.sweep import grouping, vectorized
-from roundlab.sweep.jobs import job_configs, schedule, training_configs
+from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.resume import wanted
+from roundlab.sweep.schedule import schedule, training_configs
 
 log = logging.getLogger(__name__)
 

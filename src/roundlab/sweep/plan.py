@@ -23,6 +23,7 @@ from pathlib import Path
 from roundlab import approaches as approach_catalogue
 from roundlab.approaches import ROUNDING
 from roundlab.errors import ConfigError
+from roundlab.run.config import activation_parameter
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
 
@@ -69,17 +70,8 @@ def _values(values: tuple[float, ...]) -> str:
     return ",".join(f"{v:g}" for v in values)
 
 
-def activation_param(name: str) -> str | None:
-    """The parameter of the activation ``name`` (None when it has none), from the catalogue."""
-    # The activations import TensorFlow: the sweep's own process plans without it until here,
-    # and plans reference-only or parameterless profiles without it altogether.
-    from roundlab import activations
-
-    return activations.spec(name).param
-
-
 def plan(
-    profile: Profile, param_of=activation_param, *, resamples_of: ResamplesOf
+    profile: Profile, param_of=activation_parameter, *, resamples_of: ResamplesOf
 ) -> list[Multirun]:
     """The multiruns that cover the profile's grid. Datasets that share their overrides and
     their number of resamples share multiruns. ``param_of`` gives an activation's parameter

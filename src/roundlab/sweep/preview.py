@@ -2,7 +2,7 @@
 
 Each job's config is composed as its multirun will compose it (the same overrides, the same
 derivation of members from one composed config), validated, and scheduled by the launcher's
-own function (:func:`roundlab.sweep.jobs.schedule`): the groups printed are the groups the
+own function (:func:`roundlab.sweep.schedule.schedule`): the groups printed are the groups the
 vectorised launcher forms, including what profile overrides change (dropout or a numpy-backed
 hidden activation make every job train alone) and which result files will be reused.
 """
@@ -14,9 +14,10 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from roundlab.run.config import compose
 from roundlab.sweep import grouping
-from roundlab.sweep.jobs import job_configs, schedule, training_configs
+from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import DEFAULT_MAX_MEMBERS, Profile
+from roundlab.sweep.schedule import schedule, training_configs
 
 
 def job_overrides(cmd: list[str]) -> list[list[str]]:
