@@ -65,9 +65,15 @@ def is_deterministic(error: str, op_determinism: bool) -> bool:
 def fingerprint(cfg: DictConfig) -> str:
     """The fingerprint of the run a resolved training config describes."""
     tree = OmegaConf.to_container(cfg, resolve=True)
-    for key in RUN_INDEPENDENT_KEYS:
-        tree.pop(key, None)
-    return _sha256({"config": tree, "code": code_hash(), "data": data_hash(cfg.dataset)})
+    return of_tree(tree, code_hash(), data_hash(cfg.dataset))
+
+
+def of_tree(tree: dict[str, Any], code: str, data: str) -> str:
+    """The fingerprint of a resolved config as a plain ``tree`` (``OmegaConf.to_container``),
+    given its run's code and data hashes: the sweep computes those once for the jobs that
+    differ only in a member's own values (:mod:`roundlab.sweep.decide`)."""
+    config = {k: v for k, v in tree.items() if k not in RUN_INDEPENDENT_KEYS}
+    return _sha256({"config": config, "code": code, "data": data})
 
 
 @functools.cache

@@ -165,7 +165,8 @@ class Progress:
         return f"{self.label} |{{bar}}| {escaped}"
 
     def grow(self, runs: int) -> None:
-        """``runs`` more planned (a round of rate extensions)."""
+        """``runs`` more to train (a round of rate extensions), or fewer when negative (runs
+        reused)."""
         self.total += runs
 
     def write(self, line: str, file: TextIO | None = None) -> None:

@@ -13,7 +13,7 @@ A job is reused when ``sweep.resume`` is true (the default; ``sweep.resume=false
   under ``trainer.deterministic=true`` (op determinism gives the same NaN again). Crashes,
   interruptions and NaN without op determinism are retried;
 - when FINISHED with a saved model (its ``model`` card), has that ``.keras`` file beside it,
-  whole (:func:`roundlab.serving.saved_models.model_problem`): a run whose model is missing or
+  whole (:func:`roundlab.serving.archive.model_problem`): a run whose model is missing or
   truncated is retrained, or predict could not use it.
 
 Everything else trains. Only multiruns resume; a single ``python -m roundlab.train`` always
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import yaml
@@ -39,10 +39,10 @@ from omegaconf import DictConfig, OmegaConf
 from roundlab import results
 from roundlab.paths import atomic_write
 from roundlab.results import FINISHED, RunResult
+from roundlab.run.config import resolve
 from roundlab.run.fingerprint import fingerprint
-from roundlab.run.job import resolve
 from roundlab.runs import RunKey
-from roundlab.serving import saved_models
+from roundlab.serving.archive import model_problem
 from roundlab.sweep.housekeeping import REUSED_MARK
 
 log = logging.getLogger(__name__)
@@ -53,17 +53,23 @@ def reusable(cfg: DictConfig) -> RunResult | None:
     if not cfg.sweep.resume:
         return None
     path = RunKey.from_config(cfg).result_path(cfg.results_dir)
+    return kept(path, lambda: fingerprint(cfg))
+
+
+def kept(path: Path, current: Callable[[], str]) -> RunResult | None:
+    """The result file at ``path`` when a sweep may keep it for a job whose fingerprint
+    ``current()`` gives (computed only when the file exists), else None."""
     if not path.is_file():
         return None
     try:
         old = results.read(path)
-        current = fingerprint(cfg)
+        now = current()
     except (ValueError, OSError):  # an unreadable or edited file, or data: training reports it
         return None
-    if old.digest is None or old.fingerprint != current:
+    if old.digest is None or old.fingerprint != now:
         return None
     if old.status == FINISHED and old.model:
-        problem = saved_models.model_problem(path.parent / str(old.model.get("file")))
+        problem = model_problem(path.parent / str(old.model.get("file")))
         if problem is not None:
             log.warning("%s is retrained: %s", path, problem)
             return None

@@ -26,7 +26,9 @@ lines when stderr is not a terminal) and one line per multirun as it ends, ``mul
 A sweep resumes: a job whose result file is FINISHED (or FAILED for a deterministic reason) and
 carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
-changed; ``fresh`` retrains every job. Result files of runs no longer in the plan, and the
+changed; ``fresh`` retrains every job. The sweep finds those jobs itself before each round
+(:mod:`roundlab.sweep.decide`, without TensorFlow) and starts workers only for the jobs left:
+a rerun with nothing to train starts no process. Result files of runs no longer in the plan, and the
 temporary files of killed writes, are removed first, except those an extension could plan again
 (:func:`roundlab.sweep.extend.candidates`: the same rounds, from the same result files, reuse
 them); once the rounds end, result files no round planned are removed too: each dataset's
@@ -51,6 +53,7 @@ from roundlab import paths
 from roundlab.run.status import finished_records
 from roundlab.runs import RunKey
 from roundlab.sweep import children, extend, lock, manifest, resamples, tracking_check, workers
+from roundlab.sweep.decide import decide
 from roundlab.sweep.housekeeping import prune
 from roundlab.sweep.plan import JOBS_FILE, ONLY_FILE, Multirun, command, plan
 from roundlab.sweep.profile import Profile
@@ -185,7 +188,7 @@ def _run(
             )
         return children.Launched(m, cmd, process, sweep_root / m.family)
 
-    log, batch, done, launched = [], multiruns, [], []
+    log, batch, done, launched, reused, bases = [], multiruns, [], [], [], {}
     progress = Progress(sum(len(m.runs) for m in batch), "sweep")
 
     def report(started_: list[Multirun]) -> None:
@@ -201,7 +204,18 @@ def _run(
         while batch:
             n = batch[0].round
             prefix = f"{extend.EXTENSIONS_DIR}/{n}/" if n else ""
-            packed = workers.pack(batch, profile.processes, prefix)
+            left = batch
+            if not fresh:
+                decision = decide(batch, profile, results_dir, bases)
+                left, reused = decision.left, reused + decision.reused
+                progress.grow(-len(decision.reused))
+                if decision.reused:
+                    progress.write(
+                        f"sweep{f' round {n}' if n else ''}: {len(decision.reused)} of "
+                        f"{sum(len(m.runs) for m in batch)} runs reused (same fingerprint), "
+                        f"{sum(len(m.runs) for m in left)} to train"
+                    )
+            packed = workers.pack(left, profile.processes, prefix)
             log += children.run_multiruns(packed, profile, start, report, ended)
             done += batch
             launched += packed
@@ -221,7 +235,11 @@ def _run(
         progress.close()
     wall = round(time.perf_counter() - started, 1)
     paths.atomic_write(
-        sweep_root / LOG, yaml.safe_dump({"wall_time_s": wall, "multiruns": log}, sort_keys=False)
+        sweep_root / LOG,
+        yaml.safe_dump(
+            {"wall_time_s": wall, "reused_before_start": len(reused), "multiruns": log},
+            sort_keys=False,
+        ),
     )
     planned = [p for record in records.values() for p in record["planned"]]
     broken = [r["family"] for r in log if r["exit_code"] != 0]
@@ -229,9 +247,9 @@ def _run(
         for d in profile.datasets:
             prune(results_dir / d, [results_dir / p for p in planned])
     outcome = result_tally(results_dir / p for p in planned)
-    reused = sum(r["reused"] for r in log)
-    extra = sum(r["runs"] for r in log if r["round"])
-    rounds = max((r["round"] for r in log), default=0)
+    reused = len(reused) + sum(r["reused"] for r in log)
+    extra = sum(len(m.runs) for m in done if m.round)
+    rounds = max((m.round for m in done), default=0)
     extended = f" ({extra} of the runs rate extensions, in {rounds} round(s))" if rounds else ""
     print(
         f"sweep: {outcome.done} of {len(planned)} result files present, {reused} reused, in "

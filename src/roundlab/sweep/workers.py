@@ -13,7 +13,9 @@ spans families: its key holds the approach and activation).
 Families are assigned whole, the costliest first, each to the worker with the least cost so far
 (longest-processing-time first); the cost of a family is its runs, a rounding activation's
 counted :data:`ROUNDING_WEIGHT` times (they train longer: about three times the epochs of a
-plain approach in the default profile's sweep log).
+plain approach in the default profile's sweep log) and the negative control's
+:data:`REFERENCE_WEIGHT` times (it fails before training). A family whose jobs the sweep
+listed (:mod:`roundlab.sweep.decide`: the jobs not reused) brings those jobs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from roundlab.approaches import ROUNDING
+from roundlab.results import NEGATIVE_CONTROLS
+from roundlab.runs import RunKey
 from roundlab.sweep.plan import Multirun
 
 WORKER = "worker"
@@ -40,8 +44,14 @@ def cost(m: Multirun) -> float:
     """What a family costs to train, in plain runs."""
     if m.once:
         return REFERENCE_WEIGHT * len(m.runs)
-    rounding = any(r.approach == ROUNDING for r in m.runs)
-    return (ROUNDING_WEIGHT if rounding else 1.0) * len(m.runs)
+    return sum(_run_cost(r) for r in m.runs)
+
+
+def _run_cost(run: RunKey) -> float:
+    if run.approach != ROUNDING:
+        return 1.0
+    # The negative control fails its gradient check before training: almost free.
+    return REFERENCE_WEIGHT if run.activation in NEGATIVE_CONTROLS else ROUNDING_WEIGHT
 
 
 def pack(multiruns: list[Multirun], processes: int, prefix: str = "") -> list[Multirun]:
@@ -62,7 +72,7 @@ def pack(multiruns: list[Multirun], processes: int, prefix: str = "") -> list[Mu
             (),
             tuple(r for m in members for r in m.runs),
             members[0].round,
-            jobs=tuple(tuple(job) for m in members for job in expand(m.overrides)),
+            jobs=tuple(tuple(job) for m in members for job in (m.jobs or expand(m.overrides))),
             families=tuple(m.family for m in members),
         )
         for i, members in enumerate(bins)
