@@ -6,9 +6,13 @@ so that a resumed sweep can tell which result files it may keep.
 - C: the resolved config without :data:`roundlab.runs.RUN_INDEPENDENT_KEYS` (where the run
   writes, how a sweep schedules, exits and scores it); the seed, learning rate and every other
   value stay.
-- K: :func:`code_hash`, the SHA-256 of every ``.py`` file of the roundlab package but the report
-  and the study (paths and bytes), so any change to how runs train, or to the data generators,
-  changes it.
+- K: :func:`code_hash` of the files the run's result depends on
+  (:func:`roundlab.run.code_scope.code_files`): the training side (data, engine, approaches,
+  activations, the job's steps) reached through the import graph from the job and the stacked
+  group, without tracking, serving, the sweep's scheduling, the report and the study, and of the
+  activation modules only those defining the activations the run's network uses (of the
+  approach modules, its own). Editing a tracking module retrains nothing; editing
+  ``activations/sigmoid.py`` retrains the ``sigmoid_round`` runs.
 - D: :func:`data_hash`, the recorded SHA-256 of each array file of ``data/<name>/`` (of the
   run's resample, ``data/<name>/resample=<r>/``, for a dataset with several) when training
   reads that directory (its meta.json was made from this dataset config), else the dataset config
@@ -32,14 +36,13 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from roundlab import approaches
 from roundlab.data import registry, stored_meta, to_config
 from roundlab.results import FAILED, RunResult
+from roundlab.run.code_scope import activation_modules, code_files
 from roundlab.runs import RUN_INDEPENDENT_KEYS
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-# The report reads result files and the study only starts the pipeline's commands: neither
-# changes what a run computes.
-UNHASHED_PACKAGES = ("report", "study")
 
 
 # Reasons (prefixes of RunResult.error) that the same config, code and data fail with again.
@@ -65,7 +68,7 @@ def is_deterministic(error: str, op_determinism: bool) -> bool:
 def fingerprint(cfg: DictConfig) -> str:
     """The fingerprint of the run a resolved training config describes."""
     tree = OmegaConf.to_container(cfg, resolve=True)
-    return of_tree(tree, code_hash(), data_hash(cfg.dataset))
+    return of_tree(tree, run_code_hash(cfg), data_hash(cfg.dataset))
 
 
 def of_tree(tree: dict[str, Any], code: str, data: str) -> str:
@@ -76,16 +79,34 @@ def of_tree(tree: dict[str, Any], code: str, data: str) -> str:
     return _sha256({"config": config, "code": code, "data": data})
 
 
+def run_code_hash(cfg: DictConfig) -> str:
+    """:func:`code_hash` of the files the run ``cfg`` describes depends on."""
+    return code_hash(cfg.approach.name, used_activations(cfg))
+
+
+def used_activations(cfg: DictConfig) -> tuple[str, ...]:
+    """The catalogued activations the run's network uses: its output activation (approaches
+    that use one) and its hidden activation when the catalogue has it (else a Keras one). A
+    reference has no network. Raises ValueError for an unknown approach."""
+    spec = approaches.get(cfg.approach.name)
+    if spec.is_reference:
+        return ()
+    used = {cfg.model.hidden_activation} & activation_modules(PACKAGE_DIR).keys()
+    if spec.uses_activation:
+        used.add(cfg.activation.name)
+    return tuple(sorted(used))
+
+
 @functools.cache
-def code_hash() -> str:
-    """SHA-256 over the path and bytes of every ``.py`` file of the package but the report's and
-    the study's; computed once per process (the code a process runs is the code it loaded)."""
+def code_hash(approach: str | None = None, activations: tuple[str, ...] = ()) -> str:
+    """SHA-256 over the path and bytes of the files a run of ``approach`` using the catalogued
+    ``activations`` depends on (:func:`~roundlab.run.code_scope.code_files`; no arguments:
+    the files every run depends on). Computed once per process and key (the code a process runs
+    is the code it loaded): a sweep's fingerprints cost a dictionary look-up for the code."""
     digest = hashlib.sha256()
-    for file in sorted(PACKAGE_DIR.rglob("*.py")):
-        relative = file.relative_to(PACKAGE_DIR)
-        if relative.parts[0] in UNHASHED_PACKAGES:
-            continue
-        digest.update(relative.as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    for relative in code_files(PACKAGE_DIR, approach, activations):
+        file = PACKAGE_DIR / relative
+        digest.update(relative.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -34,7 +34,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import OmegaConf, open_dict
 
 from roundlab.run.config import compose, resolve
-from roundlab.run.fingerprint import code_hash, data_hash, of_tree
+from roundlab.run.fingerprint import data_hash, of_tree, run_code_hash
 from roundlab.runs import RunKey
 from roundlab.sweep.jobs import member_values
 from roundlab.sweep.plan import Multirun, command
@@ -155,7 +155,7 @@ def _base(bases: Bases, signature: tuple[str, ...], overrides: list[str]) -> _Ba
             and not isinstance(found, bool)
         }
         bases[signature] = _Base(
-            tree, RunKey.from_config(cfg), code_hash(), data_hash(cfg.dataset), types
+            tree, RunKey.from_config(cfg), run_code_hash(cfg), data_hash(cfg.dataset), types
         )
     return bases[signature]
 
