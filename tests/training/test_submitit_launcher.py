@@ -108,9 +108,7 @@ def test_groups_as_local_jobs_match_in_process_survive_a_killed_job_and_resume(t
     client = tracking_store.client(_env(tmp_path, "jobs")["MLFLOW_TRACKING_URI"])
     runs = client.search_runs([client.get_experiment_by_name("count").experiment_id])
     by_id = {r.info.run_id: r.info.status for r in runs}
-    assert sorted(by_id[r.mlflow_run_id] for r in got.values()) == ["FAILED"] * 2 + [
-        "FINISHED"
-    ] * 6
+    assert sorted(by_id[r.mlflow_run_id] for r in got.values()) == ["FAILED"] * 2 + ["FINISHED"] * 6
 
     log = _sweep(tmp_path, tiny, "jobs", "vectorized_submitit_local")
     assert "sweep: 8 succeeded, 0 failed (6 of them reused)" in log
