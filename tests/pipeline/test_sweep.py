@@ -411,8 +411,8 @@ def test_a_bad_profile_is_one_line_naming_key_and_value(tmp_path, capsys):
     assert cli.main(["--params", str(params), "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        "config error: profiles.p.launcher must be one of ['vectorized', 'basic', 'joblib']. "
-        "Received: launcher='slurm'"
+        "config error: profiles.p.launcher must be one of ['vectorized', 'basic', 'joblib', "
+        "'vectorized_submitit_local', 'vectorized_submitit_slurm']. Received: launcher='slurm'"
     )
 
 

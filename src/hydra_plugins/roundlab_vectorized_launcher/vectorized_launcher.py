@@ -40,3 +40,15 @@ class VectorizedLauncher(Launcher):
         from roundlab.sweep.launcher import launch
 
         return launch(self, job_overrides, initial_job_idx)
+
+    def train_jobs(
+        self,
+        jobs: Sequence[DictConfig],
+        cfgs: Sequence[DictConfig | None],
+        groups: list[list[int]],
+        alone: list[int],
+    ) -> dict[int, JobReturn]:
+        """Train the stacked ``groups`` and the jobs that train ``alone``, here."""
+        from roundlab.sweep.launcher import in_process
+
+        return in_process(self, jobs, cfgs, groups, alone)

@@ -13,7 +13,7 @@ before any of this: no output directory, no result, no return.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,17 +62,34 @@ def launch(
         log.info("%d job(s) reused: their result files have the same fingerprint", len(reused))
     for i in sorted(reused):
         returns[i] = _run(launcher, jobs[i], launcher.task_function)
+    returns.update(launcher.train_jobs(jobs, cfgs, groups, alone))
+    return [returns[i] for i in range(len(jobs))]
+
+
+def in_process(
+    launcher: Any,
+    jobs: Sequence[DictConfig],
+    cfgs: Sequence[DictConfig | None],
+    groups: list[list[int]],
+    alone: list[int],
+) -> dict[int, JobReturn]:
+    """Train the stacked groups, then the jobs that train alone, in this process (the submitit
+    variant hands them to jobs instead: :mod:`roundlab.sweep.cluster`)."""
+    returns: dict[int, JobReturn] = {}
     for members in groups:
         returns.update(_launch_group(launcher, jobs, [cfgs[i] for i in members], members))
     if alone:
         log.info("%d job(s) run one at a time through the ordinary path", len(alone))
     for i in alone:
         returns[i] = _run(launcher, jobs[i], launcher.task_function)
-    return [returns[i] for i in range(len(jobs))]
+    return returns
 
 
 def _launch_group(
-    launcher: Any, jobs: list[DictConfig], cfgs: list[DictConfig], members: list[int]
+    launcher: Any,
+    jobs: Sequence[DictConfig] | Mapping[int, DictConfig],
+    cfgs: list[DictConfig],
+    members: list[int],
 ) -> dict[int, JobReturn]:
     """Train the group, then record its members one job at a time. A SIGINT or SIGTERM
     (:class:`Interrupted`) records KILLED every member whose record is not closed, wherever it

@@ -221,6 +221,7 @@ def command(
     if m.jobs:
         cmd.append(f"sweep.jobs={sweep_root / m.family / JOBS_FILE}")
     cmd.append(f"hydra/launcher={profile.launcher}")
+    cmd.extend(profile.launcher_options)
     if profile.launcher == "joblib":
         cmd.append(f"hydra.launcher.n_jobs={profile.jobs}")
     if profile.max_members is not None:

@@ -30,7 +30,7 @@ def job_overrides(cmd: list[str]) -> list[list[str]]:
 
 def describe(m: Multirun, profile: Profile, cmd: list[str]) -> list[str]:
     """One line per stacked group and per job that trains alone, and the reused jobs' count."""
-    if profile.launcher != "vectorized":
+    if not profile.launcher.startswith("vectorized"):
         return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
     overrides = job_overrides(cmd)
     if m.jobs:  # a worker: its listed jobs, each followed by the command line's overrides

@@ -29,7 +29,7 @@ from roundlab.sweep.rates import DEFAULT_EXTENSIONS
 # of the profiles that ran, not of every profile.
 PROFILES_FILE = "profiles.yaml"
 APPROACHES_WITHOUT_ACTIVATION = approach_catalogue.without_activation()
-LAUNCHERS = ("vectorized", "basic", "joblib")
+LAUNCHERS = ("vectorized", "basic", "joblib", *fields.SUBMITIT_LAUNCHERS)
 PROFILE_KEYS = {
     "datasets",
     "seeds",
@@ -41,6 +41,7 @@ PROFILE_KEYS = {
     "jobs",
     "processes",
     "launcher",
+    "launcher_options",
     "max_members",
     "tracking",
     "rate_extensions",
@@ -62,7 +63,9 @@ class Profile:
     memory instead of reading data/<name>/); ``launcher`` is the Hydra launcher of every
     multirun: ``vectorized`` (the default: jobs that differ only in seed and parameter train as
     one stacked program of at most ``max_members`` members), ``basic`` (one job after another)
-    or ``joblib`` (``jobs`` processes at once); ``processes``: how many multiruns run at once
+    or ``joblib`` (``jobs`` processes at once), or ``vectorized_submitit_slurm`` (``_local``: each
+    stacked group one submitit job), whose ``launcher_options`` are ``hydra.launcher`` overrides
+    (partition, timeout_min, ...); ``processes``: how many multiruns run at once
     (a stacked program of small networks keeps about one core busy, so two use a 2-core
     machine; their runs and results are the same as one after another);
     ``dataset_configs`` maps a dataset to the dataset config it is composed from when that is
@@ -84,6 +87,7 @@ class Profile:
     jobs: int = 1
     processes: int = 1
     launcher: str = "vectorized"
+    launcher_options: tuple[str, ...] = ()
     max_members: int | None = None
     tracking: bool = True
     rate_extensions: int = DEFAULT_EXTENSIONS
@@ -176,6 +180,7 @@ def parse_profile(
         jobs=jobs,
         processes=fields.integer(name, raw, "processes", 1),
         launcher=launcher,
+        launcher_options=fields.launcher_options(name, raw, launcher),
         max_members=max_members,
         tracking=fields.boolean(name, raw, "tracking", True),
         rate_extensions=fields.count(name, raw, "rate_extensions", DEFAULT_EXTENSIONS),
@@ -275,9 +280,9 @@ def _launcher(name: str, raw: dict[str, Any]) -> tuple[int, str, int | None]:
     max_members = raw.get("max_members")
     if max_members is None:
         return jobs, launcher, None
-    if launcher != "vectorized":
+    if not launcher.startswith("vectorized"):
         raise ConfigError(
-            f"profiles.{name}.max_members goes with launcher: vectorized. "
+            f"profiles.{name}.max_members goes with launcher: vectorized or vectorized_submitit_*. "
             f"Received: max_members={max_members!r}, launcher={launcher}"
         )
     return jobs, launcher, check_max_members(max_members, f"profiles.{name}.max_members")

@@ -28,6 +28,8 @@ NAME_KEYS = (
     "activation.name",
 )
 _ABSENT = object()
+# Launchers that submit stacked groups as jobs; only they take `launcher_options`.
+SUBMITIT_LAUNCHERS = ("vectorized_submitit_local", "vectorized_submitit_slurm")
 
 
 def boolean(profile: str, raw: Mapping[str, Any], key: str, default: bool) -> bool:
@@ -126,3 +128,33 @@ def check_override(where: str, text: str) -> None:
 
 def _fail(profile: str, key: str, value: Any, rule: str) -> None:
     raise ConfigError(f"profiles.{profile}.{key} {rule}. Received: {key}={value!r}")
+
+
+def launcher_options(profile: str, raw: Mapping[str, Any], launcher: str) -> tuple[str, ...]:
+    """``launcher_options`` (a mapping of ``hydra.launcher`` keys to values: a string, number,
+    boolean or list of strings) as overrides; for a submitit launcher only, as the other
+    launchers have nothing to set there."""
+    value = raw.get("launcher_options")
+    if value is None:
+        return ()
+    if launcher not in SUBMITIT_LAUNCHERS:
+        _fail(profile, "launcher_options", value, f"goes with launcher: {SUBMITIT_LAUNCHERS}")
+    if not isinstance(value, dict):
+        _fail(profile, "launcher_options", value, "must map launcher keys to values")
+    return tuple(f"hydra.launcher.{k}={_option(profile, k, v)}" for k, v in value.items())
+
+
+def _option(profile: str, key: Any, value: Any) -> str:
+    """A value in Hydra's override syntax; strings are quoted, so none may hold a quote."""
+    where = f"launcher_options.{key}"
+    if not isinstance(key, str) or not key.isidentifier():
+        _fail(profile, "launcher_options", key, "must have keys that are plain names")
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(value)
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str) and not set(v) & set("'\\\"") for v in items):
+        _fail(profile, where, value, "must be a number, boolean, or string(s) without quotes")
+    quoted = [f"'{v}'" for v in items]
+    return f"[{','.join(quoted)}]" if isinstance(value, list) else quoted[0]
