@@ -73,10 +73,12 @@ class Recording:
         if track:
             self.start_tracking()
 
-    def start_tracking(self) -> None:
+    def start_tracking(self, deferred: bool = False) -> None:
         """Open the run's MLflow run, unless it is open or tracking is off (or its server does
         not answer). A stacked group's member opens it once the group holds the recording, so
-        that a signal landing meanwhile still finds the run to close."""
+        that a signal landing meanwhile still finds the run to close, and ``deferred``: all but
+        the run's creation is written with its end, in the background
+        (:class:`~roundlab.tracking.tracker.RunTracker`)."""
         if self.tracker is not None or not server.usable(self.cfg.tracking):
             return
         key = self.key
@@ -87,6 +89,7 @@ class Recording:
             sweep_dir=self.sweep_dir,
             tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
             log_models=_log_models(self.cfg.tracking.log_models, self.sweep_dir),
+            deferred=deferred,
         )
         self.result.mlflow_run_id = self.tracker.run_id
         self.tracker.log_params(run_params(self.result.config))
