@@ -61,6 +61,19 @@ class Clock:
 
         setattr(owner, attribute, timed)
 
+    def wrap_property(self, owner: type, attribute: str, name: str) -> None:
+        getter = getattr(owner, attribute).fget
+        original = getter
+
+        def timed(instance):
+            started = time.perf_counter()
+            try:
+                return original(instance)
+            finally:
+                self.add(name, time.perf_counter() - started)
+
+        setattr(owner, attribute, property(timed))
+
     def wrap_context(self, owner: object, attribute: str, name: str) -> None:
         """A context manager's entry (the model saved, before the block writes the result)."""
         original = getattr(owner, attribute)
@@ -122,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     clock.wrap(Recording, "start_tracking", "mlflow open")
     clock.wrap(tracker.RunTracker, "finish", "mlflow end")
     clock.wrap_context(saved_models, "saving", "model save")
+    if isinstance(getattr(tracker.RunTracker, "run_id", None), property):  # a deferred creation
+        clock.wrap_property(tracker.RunTracker, "run_id", "mlflow open")
     started = time.perf_counter()
     recorded = [vectorized.record_member(trained, i, sweep_dir) for i in range(len(cfgs))]
     flush_started = time.perf_counter()

@@ -91,7 +91,8 @@ class Recording:
             log_models=_log_models(self.cfg.tracking.log_models, self.sweep_dir),
             deferred=deferred,
         )
-        self.result.mlflow_run_id = self.tracker.run_id
+        if not deferred:  # a deferred run's id is collected when the result is written
+            self.result.mlflow_run_id = self.tracker.run_id
         self.tracker.log_params(run_params(self.result.config))
         if self.dataset is not None:
             self.tracker.log_dataset(self.dataset)
@@ -147,6 +148,8 @@ class Recording:
             _warn_if_replacing_another_setup(self.path, result)
             try:
                 with self._saved_model() as model_file:
+                    if self.tracker is not None:  # a deferred run was created meanwhile
+                        result.mlflow_run_id = self.tracker.run_id
                     result.duration_s = time.perf_counter() - self.started
                     results.write(result, self.path)
             except WriteFailed as err:

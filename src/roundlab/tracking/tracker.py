@@ -22,10 +22,12 @@ import functools
 import logging
 import shutil
 import tempfile
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from roundlab import paths
+from roundlab.tracking import writer
 from roundlab.tracking.params import (
     ERROR_TAG,
     MAX_PARAM,
@@ -37,7 +39,6 @@ from roundlab.tracking.params import (
     write_history_csv,
 )
 from roundlab.tracking.parents import SWEEP_ID_TAG, SWEEP_TAG, parent_run, sweep_identity
-from roundlab.tracking import writer
 from roundlab.tracking.store import client, experiment_id, owner
 
 log = logging.getLogger(__name__)
@@ -75,10 +76,10 @@ class RunTracker:
         log_models: bool = True,
         deferred: bool = False,
     ) -> None:
-        self.run_id: str | None = None
         self.log_models = log_models
         self.deferred = deferred
         self._client = None
+        self._run_id: str | Future | None = None  # a future while a deferred run is created
         self._params: list[Any] = []  # a deferred run's params and dataset, sent with its end
         self._inputs: list[Any] = []
         try:
@@ -89,9 +90,21 @@ class RunTracker:
                 tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
                 tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
                 tags[SWEEP_ID_TAG] = sweep_identity(sweep_dir)[SWEEP_ID_TAG]
-            self.run_id = self._client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
+            make = functools.partial(_create, self._client, exp_id, run_name, tags)
+            self._run_id = writer.create(make) if deferred else make()
         except Exception as err:  # tracking must never fail a run
             self._disable(err)
+
+    @property
+    def run_id(self) -> str | None:
+        """The MLflow run's id (waiting for a deferred run's creation), None when tracking is
+        off for this run."""
+        if isinstance(self._run_id, Future):
+            try:
+                self._run_id = self._run_id.result()
+            except Exception as err:  # tracking must never fail a run
+                self._disable(err)
+        return self._run_id
 
     @property
     def active(self) -> bool:
@@ -109,6 +122,12 @@ class RunTracker:
 
     def log_dataset(self, dataset: Any) -> None:
         """The training split as the run's dataset input (context ``train``)."""
+        if self.deferred and self._run_id is not None:  # kept: no need to wait for the run
+            try:
+                self._log_dataset(dataset)
+            except Exception as err:  # tracking must never fail a run
+                self._disable(err)
+            return
         self._guard(lambda: self._log_dataset(dataset))
 
     def _log_dataset(self, dataset: Any) -> None:
@@ -235,7 +254,11 @@ class RunTracker:
 
     def _disable(self, err: Exception) -> None:
         log.warning("MLflow tracking switched off for this run: %s: %s", type(err).__name__, err)
-        self.run_id = None
+        self._run_id = None
+
+
+def _create(mlflow_client: Any, exp_id: str, run_name: str, tags: dict[str, str]) -> str:
+    return mlflow_client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
 
 
 def _log_model(
