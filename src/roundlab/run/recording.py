@@ -73,10 +73,12 @@ class Recording:
         if track:
             self.start_tracking()
 
-    def start_tracking(self) -> None:
+    def start_tracking(self, deferred: bool = False) -> None:
         """Open the run's MLflow run, unless it is open or tracking is off (or its server does
         not answer). A stacked group's member opens it once the group holds the recording, so
-        that a signal landing meanwhile still finds the run to close."""
+        that a signal landing meanwhile still finds the run to close, and ``deferred``: all but
+        the run's creation is written with its end, in the background
+        (:class:`~roundlab.tracking.tracker.RunTracker`)."""
         if self.tracker is not None or not server.usable(self.cfg.tracking):
             return
         key = self.key
@@ -87,8 +89,10 @@ class Recording:
             sweep_dir=self.sweep_dir,
             tags={"roundlab.approach": key.approach, "roundlab.variant": key.variant},
             log_models=_log_models(self.cfg.tracking.log_models, self.sweep_dir),
+            deferred=deferred,
         )
-        self.result.mlflow_run_id = self.tracker.run_id
+        if not deferred:  # a deferred run's id is collected when the result is written
+            self.result.mlflow_run_id = self.tracker.run_id
         self.tracker.log_params(run_params(self.result.config))
         if self.dataset is not None:
             self.tracker.log_dataset(self.dataset)
@@ -144,6 +148,8 @@ class Recording:
             _warn_if_replacing_another_setup(self.path, result)
             try:
                 with self._saved_model() as model_file:
+                    if self.tracker is not None:  # a deferred run was created meanwhile
+                        result.mlflow_run_id = self.tracker.run_id
                     result.duration_s = time.perf_counter() - self.started
                     results.write(result, self.path)
             except WriteFailed as err:

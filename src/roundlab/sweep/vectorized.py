@@ -36,6 +36,7 @@ from roundlab.run.recording import Recording
 from roundlab.run.validate import early_stopping
 from roundlab.runs import RunKey
 from roundlab.sweep import grouping
+from roundlab.tracking import writer
 
 
 @dataclass
@@ -188,7 +189,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
     }
     result.engine["selection"] = dict(group.selection)
     cv = group.cvs[index] if group.cvs else None
-    record.start_tracking()
+    record.start_tracking(deferred=True)
     checkpoint("member tracked")
     with record.capture():
         checkpoint("capture")
@@ -214,7 +215,8 @@ def record_killed(
     """Record KILLED, with ``reason``, every member of a group an interruption stopped before
     its record was closed: with its own recording (of ``recordings``, by member index) when it
     has one, so its MLflow run is the one ended, else with a new one. Each ends with a result
-    file and an MLflow run, wherever the signal landed."""
+    file and an MLflow run, wherever the signal landed, and every MLflow write deferred so far
+    is done before the interruption goes on to end the process."""
     for index, cfg in enumerate(cfgs):
         record = (recordings or {}).get(index)
         if record is None:
@@ -222,10 +224,12 @@ def record_killed(
             record.result.engine = {"name": "vectorized", "group_size": len(cfgs)}
         elif record.closed:
             continue
-        record.start_tracking()  # nothing when its MLflow run is open or tracking is off
+        # nothing when its MLflow run is open or tracking is off
+        record.start_tracking(deferred=True)
         record.result.status, record.result.error = KILLED, reason
         record.model = None
         record.close()
+    writer.flush()
 
 
 def _load_member(group: TrainedGroup, index: int, weights: list[np.ndarray]) -> Approach:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.paths import atomic_write
+from roundlab.tracking import writer
 from roundlab.tracking.store import _now_ms, client, experiment_id, owner
 
 ROLE_TAG = "roundlab.role"
@@ -28,7 +29,6 @@ SWEEP_TAG = "roundlab.sweep_dir"
 SWEEP_ID_TAG = "roundlab.sweep_id"
 LOCK_NAME = ".roundlab-mlflow.lock"
 SWEEP_ID_FILE = ".roundlab-sweep.json"
-# A sweep's parents count their children by status.
 # A sweep's parents count their children by status.
 JOB_COUNTS = {"FINISHED": "jobs_finished", "FAILED": "jobs_failed", "KILLED": "jobs_killed"}
 
@@ -75,9 +75,24 @@ def _sweep_filter(sweep_dir: Path, sweep_id: str) -> str:
 
 
 def parent_run(mlflow_client: Any, experiment: str, sweep_dir: Path) -> str:
-    """The id of the sweep's parent run in this experiment, created by the first job."""
+    """The id of the sweep's parent run in this experiment, created by the first job; found
+    once per process and sweep (the sweep id names the sweep, so a new sweep into the same
+    directory still gets its own parent)."""
     sweep_dir = Path(sweep_dir).absolute()
     identity = sweep_identity(sweep_dir)
+    key = (mlflow_client.tracking_uri, experiment, str(sweep_dir), identity[SWEEP_ID_TAG])
+    if key not in _parents:
+        _parents[key] = _parent_run(mlflow_client, experiment, sweep_dir, identity)
+    return _parents[key]
+
+
+# (store, experiment, sweep dir, sweep id) -> the parent's run id, for this process.
+_parents: dict[tuple[str, str, str, str], str] = {}
+
+
+def _parent_run(
+    mlflow_client: Any, experiment: str, sweep_dir: Path, identity: dict[str, str]
+) -> str:
     with _locked(sweep_dir):
         exp_id = experiment_id(mlflow_client, experiment)
         found = _sweep_filter(sweep_dir, identity[SWEEP_ID_TAG])
@@ -97,6 +112,7 @@ def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") ->
     finished, failed and were killed."""
     from mlflow.entities import Metric
 
+    writer.flush()  # the children's deferred ends, before they are counted
     mlflow_client = client(uri)
     sweep_dir = Path(sweep_dir).absolute()
     exp_ids = [e.experiment_id for e in mlflow_client.search_experiments()]

@@ -16,6 +16,7 @@ that lands in an unexpected directory is seen when it is made, not when runs see
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -49,11 +50,18 @@ def quiet() -> None:
 
 
 def client(uri: str | None = None) -> Any:
+    """The process's ``MlflowClient`` on ``uri`` (default: the project's store), made once per
+    URI: a sweep's jobs and a group's members share it instead of each resolving the store."""
+    uri = uri or paths.default_tracking_uri()
+    announce_new_store(uri)
+    return _client(uri)
+
+
+@functools.cache
+def _client(uri: str) -> Any:
     quiet()
     from mlflow.tracking import MlflowClient
 
-    uri = uri or paths.default_tracking_uri()
-    announce_new_store(uri)
     return MlflowClient(tracking_uri=uri)
 
 
@@ -96,6 +104,18 @@ def prepare_store(uri: str | None = None) -> None:
 
 
 def experiment_id(mlflow_client: Any, name: str) -> str:
+    """The id of experiment ``name``, created when missing; looked up once per store and name
+    in a process (an experiment's id never changes; the lookup is a query per run otherwise)."""
+    key = (mlflow_client.tracking_uri, name)
+    if key not in _experiment_ids:
+        _experiment_ids[key] = _experiment_id(mlflow_client, name)
+    return _experiment_ids[key]
+
+
+_experiment_ids: dict[tuple[str, str], str] = {}
+
+
+def _experiment_id(mlflow_client: Any, name: str) -> str:
     from mlflow.exceptions import MlflowException
 
     found = mlflow_client.get_experiment_by_name(name)

@@ -7,16 +7,27 @@ from a live one (:mod:`roundlab.tracking.stale_runs`). Artifacts are the resolve
 (``config.yaml``), the history (``history.csv``), the result file and, with
 ``tracking.log_models``, the model (:mod:`roundlab.tracking.model`). A failed run ends with
 status FAILED (KILLED when interrupted).
+
+A run opened ``deferred`` (a stacked group's member, whose run opens and ends within
+milliseconds) is created at once, since its id goes into the result file, and keeps the rest
+for its end: its params, tags, whole metric history and final metrics in one ``log_batch`` per
+MLflow's batch limits (:func:`batches`), its dataset input, its artifacts in one
+``log_artifacts`` of a directory, and its end, written in that order by the process's
+background writer (:mod:`roundlab.tracking.writer`), complete before the process exits.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import shutil
 import tempfile
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from roundlab import paths
+from roundlab.tracking import writer
 from roundlab.tracking.params import (
     ERROR_TAG,
     MAX_PARAM,
@@ -33,9 +44,27 @@ from roundlab.tracking.store import client, experiment_id, owner
 log = logging.getLogger(__name__)
 
 
+# MLflow's limits on one log_batch: 1000 metrics, 100 params, 100 tags, 1000 entries in all.
+MAX_METRICS, MAX_PARAMS, MAX_TAGS, MAX_ENTRIES = 1000, 100, 100, 1000
+
+
+def batches(params: list[Any], tags: list[Any], metrics: list[Any]) -> list[dict[str, list]]:
+    """``params``, ``tags`` and ``metrics`` as few ``log_batch`` keyword sets as MLflow's
+    limits allow, params and tags first (a run's tags before its metrics are useful alone)."""
+    out = []
+    while params or tags or metrics or not out:
+        p, t = params[:MAX_PARAMS], tags[:MAX_TAGS]
+        m = metrics[: min(MAX_METRICS, MAX_ENTRIES - len(p) - len(t))]
+        params, tags, metrics = params[len(p) :], tags[len(t) :], metrics[len(m) :]
+        out.append({"params": p, "tags": t, "metrics": m})
+    return out
+
+
 class RunTracker:
     """One training run in MLflow. A tracking error is logged and switches tracking off for the
-    run instead of failing it: the result file, not MLflow, is the record the report reads."""
+    run instead of failing it: the result file, not MLflow, is the record the report reads.
+    ``deferred``: everything after the run's creation goes with its end, written in the
+    background (see the module doc)."""
 
     def __init__(
         self,
@@ -45,10 +74,14 @@ class RunTracker:
         sweep_dir: Path | None = None,
         tags: dict[str, str] | None = None,
         log_models: bool = True,
+        deferred: bool = False,
     ) -> None:
-        self.run_id: str | None = None
         self.log_models = log_models
+        self.deferred = deferred
         self._client = None
+        self._run_id: str | Future | None = None  # a future while a deferred run is created
+        self._params: list[Any] = []  # a deferred run's params and dataset, sent with its end
+        self._inputs: list[Any] = []
         try:
             self._client = client(uri)
             exp_id = experiment_id(self._client, experiment)
@@ -57,9 +90,21 @@ class RunTracker:
                 tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
                 tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
                 tags[SWEEP_ID_TAG] = sweep_identity(sweep_dir)[SWEEP_ID_TAG]
-            self.run_id = self._client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
+            make = functools.partial(_create, self._client, exp_id, run_name, tags)
+            self._run_id = writer.create(make) if deferred else make()
         except Exception as err:  # tracking must never fail a run
             self._disable(err)
+
+    @property
+    def run_id(self) -> str | None:
+        """The MLflow run's id (waiting for a deferred run's creation), None when tracking is
+        off for this run."""
+        if isinstance(self._run_id, Future):
+            try:
+                self._run_id = self._run_id.result()
+            except Exception as err:  # tracking must never fail a run
+                self._disable(err)
+        return self._run_id
 
     @property
     def active(self) -> bool:
@@ -70,15 +115,19 @@ class RunTracker:
         from mlflow.entities import Param
 
         params = [Param(k, str(v)[:MAX_PARAM]) for k, v in flat.items()]
-        self._guard(
-            lambda: [
-                self._client.log_batch(self.run_id, params=params[i : i + 100])
-                for i in range(0, len(params), 100)
-            ]
-        )
+        if self.deferred:
+            self._params = params
+            return
+        self._guard(lambda: self._log_batches(self.run_id, params, [], []))
 
     def log_dataset(self, dataset: Any) -> None:
         """The training split as the run's dataset input (context ``train``)."""
+        if self.deferred and self._run_id is not None:  # kept: no need to wait for the run
+            try:
+                self._log_dataset(dataset)
+            except Exception as err:  # tracking must never fail a run
+                self._disable(err)
+            return
         self._guard(lambda: self._log_dataset(dataset))
 
     def _log_dataset(self, dataset: Any) -> None:
@@ -95,7 +144,10 @@ class RunTracker:
         )
         context = InputTag(MLFLOW_DATASET_CONTEXT, "train")
         entry = DatasetInput(logged._to_mlflow_entity(), tags=[context])
-        self._client.log_inputs(self.run_id, datasets=[entry])
+        if self.deferred:
+            self._inputs = [entry]
+        else:
+            self._client.log_inputs(self.run_id, datasets=[entry])
 
     def set_tag(self, key: str, value: str) -> None:
         self._guard(lambda: self._client.set_tag(self.run_id, key, value))
@@ -104,7 +156,8 @@ class RunTracker:
         self, result: Any, config_yaml: str, result_file: Path, model_file: Path | None = None
     ) -> None:
         """Log metrics, tags and artifacts of the finished or failed run (with ``model_file``,
-        its model too, when :attr:`log_models`), then end it."""
+        its model too, when :attr:`log_models`), then end it; a deferred run's params and
+        dataset go with them, in the background."""
         self._guard(lambda: self._finish(result, config_yaml, result_file, model_file))
 
     def _finish(
@@ -114,21 +167,54 @@ class RunTracker:
 
         metrics = final_metrics(result)
         tags = [RunTag(k, v) for k, v in result_tags(result, result_file, model_file).items()]
-        # One batch per 1000 metrics (MLflow's limit), the tags with the first: each call is
-        # a transaction of the store, and a sweep records hundreds of runs.
-        for i in range(0, max(len(metrics), 1), 1000):
-            batch_tags = tags if i == 0 else []
-            self._client.log_batch(self.run_id, metrics=metrics[i : i + 1000], tags=batch_tags)
-        with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "config.yaml").write_text(config_yaml)
-            write_history_csv(result.history, Path(tmp) / "history.csv")
-            self._client.log_artifact(self.run_id, str(Path(tmp) / "config.yaml"))
-            self._client.log_artifact(self.run_id, str(Path(tmp) / "history.csv"))
-        self._client.log_artifact(self.run_id, str(result_file))
+        # The artifacts as they are now: the writer may log them after the caller moved on.
+        folder = Path(tempfile.mkdtemp(prefix="roundlab-artifacts-"))
+        (folder / "config.yaml").write_text(config_yaml)
+        write_history_csv(result.history, folder / "history.csv")
+        shutil.copyfile(result_file, folder / Path(result_file).name)
+        model = None
         if model_file is not None and self.log_models:
-            self._log_model(result_file, model_file, result.model["features"])
+            model = (result_file, model_file, result.model["features"])
+        end = functools.partial(
+            self._end,
+            self._client,
+            self.run_id,
+            batches(self._params, tags, metrics),
+            self._inputs,
+            folder,
+            model,
+            result.status,
+        )
+        self._params, self._inputs = [], []
+        if self.deferred:
+            writer.submit(end)
+        else:
+            end()
+
+    @staticmethod
+    def _end(
+        mlflow_client: Any,
+        run_id: str,
+        logged: list[dict[str, list]],
+        inputs: list[Any],
+        folder: Path,
+        model: tuple[Path, Path, list[str]] | None,
+        status: str,
+    ) -> None:
+        """Write a run's record and end it with ``status``: each a transaction of the store,
+        and a sweep records hundreds of runs, so as few as MLflow's limits allow."""
+        try:
+            for batch in logged:
+                mlflow_client.log_batch(run_id, **batch)
+            if inputs:
+                mlflow_client.log_inputs(run_id, datasets=inputs)
+            mlflow_client.log_artifacts(run_id, str(folder))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if model is not None:
+            _log_model(mlflow_client, run_id, *model)
         # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
-        self._client.set_terminated(self.run_id, result.status)
+        mlflow_client.set_terminated(run_id, status)
 
     def fail(self, reason: str) -> None:
         """End the run FAILED with ``reason`` (the tag ``roundlab.error``) when its result could
@@ -136,18 +222,27 @@ class RunTracker:
         self._guard(lambda: self._fail(reason))
 
     def _fail(self, reason: str) -> None:
-        self._client.set_tag(self.run_id, ERROR_TAG, reason[:MAX_TAG])
-        self._client.set_terminated(self.run_id, "FAILED")
+        from mlflow.entities import RunTag
 
-    def _log_model(self, result_file: Path, model_file: Path, features: list[str]) -> None:
-        """The model as ``runs:/<id>/model``; a failure costs the model, not the run's record."""
-        # mlflow.pyfunc costs seconds to import; only runs that log their model need it.
-        from roundlab.tracking import model as mlflow_model
+        logged = batches(self._params, [RunTag(ERROR_TAG, reason[:MAX_TAG])], [])
+        inputs, self._params, self._inputs = self._inputs, [], []
+        end = functools.partial(self._fail_end, self._client, self.run_id, logged, inputs)
+        if self.deferred:
+            writer.submit(end)
+        else:
+            end()
 
-        try:
-            mlflow_model.log(self._client, self.run_id, result_file, model_file, features)
-        except Exception as err:
-            log.warning("the model was not logged to MLflow: %s: %s", type(err).__name__, err)
+    @staticmethod
+    def _fail_end(mlflow_client: Any, run_id: str, logged: list[dict], inputs: list) -> None:
+        for batch in logged:
+            mlflow_client.log_batch(run_id, **batch)
+        if inputs:
+            mlflow_client.log_inputs(run_id, datasets=inputs)
+        mlflow_client.set_terminated(run_id, "FAILED")
+
+    def _log_batches(self, run_id: str, params: list, tags: list, metrics: list) -> None:
+        for batch in batches(params, tags, metrics):
+            self._client.log_batch(run_id, **batch)
 
     def _guard(self, action: Any) -> None:
         if not self.active:
@@ -159,4 +254,21 @@ class RunTracker:
 
     def _disable(self, err: Exception) -> None:
         log.warning("MLflow tracking switched off for this run: %s: %s", type(err).__name__, err)
-        self.run_id = None
+        self._run_id = None
+
+
+def _create(mlflow_client: Any, exp_id: str, run_name: str, tags: dict[str, str]) -> str:
+    return mlflow_client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
+
+
+def _log_model(
+    mlflow_client: Any, run_id: str, result_file: Path, model_file: Path, features: list[str]
+) -> None:
+    """The model as ``runs:/<id>/model``; a failure costs the model, not the run's record."""
+    # mlflow.pyfunc costs seconds to import; only runs that log their model need it.
+    from roundlab.tracking import model as mlflow_model
+
+    try:
+        mlflow_model.log(mlflow_client, run_id, result_file, model_file, features)
+    except Exception as err:
+        log.warning("the model was not logged to MLflow: %s: %s", type(err).__name__, err)
