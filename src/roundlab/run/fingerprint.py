@@ -50,9 +50,10 @@ ALWAYS_DETERMINISTIC = ("no gradient",)
 DETERMINISTIC_UNDER_OP_DETERMINISM = ("loss became",)
 
 
-def stamp(result: RunResult, cfg: DictConfig) -> None:
-    """Record the run's fingerprint and whether its failure (if any) is deterministic."""
-    result.fingerprint = fingerprint(cfg)
+def stamp(result: RunResult, cfg: DictConfig, data: str | None = None) -> None:
+    """Record the run's fingerprint and whether its failure (if any) is deterministic; ``data``:
+    its :func:`data_hash`, when the caller has it (a stacked group's members share one)."""
+    result.fingerprint = fingerprint(cfg, data)
     result.deterministic_failure = result.status == FAILED and is_deterministic(
         result.error or "", bool(cfg.trainer.deterministic)
     )
@@ -65,10 +66,11 @@ def is_deterministic(error: str, op_determinism: bool) -> bool:
     return op_determinism and error.startswith(DETERMINISTIC_UNDER_OP_DETERMINISM)
 
 
-def fingerprint(cfg: DictConfig) -> str:
-    """The fingerprint of the run a resolved training config describes."""
+def fingerprint(cfg: DictConfig, data: str | None = None) -> str:
+    """The fingerprint of the run a resolved training config describes (``data``: its
+    :func:`data_hash`, computed when not given)."""
     tree = OmegaConf.to_container(cfg, resolve=True)
-    return of_tree(tree, run_code_hash(cfg), data_hash(cfg.dataset))
+    return of_tree(tree, run_code_hash(cfg), data or data_hash(cfg.dataset))
 
 
 def of_tree(tree: dict[str, Any], code: str, data: str) -> str:

@@ -30,7 +30,7 @@ from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
 from roundlab.interruption import checkpoint
 from roundlab.results import KILLED, RunResult
-from roundlab.run.fingerprint import stamp
+from roundlab.run.fingerprint import data_hash, stamp
 from roundlab.run.job import load
 from roundlab.run.recording import Recording
 from roundlab.run.validate import early_stopping
@@ -54,6 +54,7 @@ class TrainedGroup:
     jit: bool
     group_id: str
     seconds_per_member: float
+    data_hash: str  # every member's (roundlab.run.fingerprint.data_hash): computed once
     weights: list[list[np.ndarray] | None] = field(default_factory=list)
     fits: list[Fitted | None] = field(default_factory=list)
     errors: list[str | None] = field(default_factory=list)
@@ -95,7 +96,17 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
-        list(cfgs), approach, network, dataset, x, y, str(device), jit, group_id(list(cfgs)), 0.0
+        list(cfgs),
+        approach,
+        network,
+        dataset,
+        x,
+        y,
+        str(device),
+        jit,
+        group_id(list(cfgs)),
+        0.0,
+        data_hash(first.dataset),
     )
     stopping = early_stopping(trainer.early_stopping)
     cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
@@ -202,7 +213,7 @@ def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> Ru
         if cv is not None:
             cv.record(result, group.selection["val_rows"])
         record.keep(group.network.model)
-    stamp(result, cfg)
+    stamp(result, cfg, group.data_hash)
     return record.close()
 
 
