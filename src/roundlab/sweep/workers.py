@@ -11,11 +11,12 @@ same config; the vectorised launcher groups them as it would inside each family 
 spans families: its key holds the approach and activation).
 
 Families are assigned whole, the costliest first, each to the worker with the least cost so far
-(longest-processing-time first); the cost of a family is its runs, a rounding activation's
-counted :data:`ROUNDING_WEIGHT` times (they train longer: about three times the epochs of a
-plain approach in the default profile's sweep log) and the negative control's
-:data:`REFERENCE_WEIGHT` times (it fails before training). A family whose jobs the sweep
-listed (:mod:`roundlab.sweep.decide`: the jobs not reused) brings those jobs.
+(longest-processing-time first). A family costs the sum of its runs' :data:`RUN_COST` (about
+seconds per run relative to a rounding activation's, from the result files' ``duration_s`` of
+the default profile's sweep, averaged over its four datasets): classification and ordinal cost
+more than the rounding activations, the negative control fails before training, and a
+reference fit (statsmodels, LightGBM) costs a few runs. A family whose jobs the sweep listed
+(:mod:`roundlab.sweep.decide`: the jobs not reused) brings those jobs.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from __future__ import annotations
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
+from roundlab import approaches as approach_catalogue
 from roundlab.approaches import ROUNDING
 from roundlab.results import NEGATIVE_CONTROLS
 from roundlab.runs import RunKey
 from roundlab.sweep.plan import Multirun
 
 WORKER = "worker"
-ROUNDING_WEIGHT = 3.0
-REFERENCE_WEIGHT = 0.5
+RUN_COST = {"classification": 1.25, "ordinal": 1.5}  # any other network run: 1
+NEGATIVE_CONTROL_COST = 0.3
+REFERENCE_COST = 2.0
 
 
 def expand(overrides: tuple[str, ...]) -> list[list[str]]:
@@ -41,17 +44,16 @@ def expand(overrides: tuple[str, ...]) -> list[list[str]]:
 
 
 def cost(m: Multirun) -> float:
-    """What a family costs to train, in plain runs."""
-    if m.once:
-        return REFERENCE_WEIGHT * len(m.runs)
+    """What a family costs to train, in rounding-activation runs."""
     return sum(_run_cost(r) for r in m.runs)
 
 
 def _run_cost(run: RunKey) -> float:
-    if run.approach != ROUNDING:
-        return 1.0
-    # The negative control fails its gradient check before training: almost free.
-    return REFERENCE_WEIGHT if run.activation in NEGATIVE_CONTROLS else ROUNDING_WEIGHT
+    if approach_catalogue.get(run.approach).is_reference:
+        return REFERENCE_COST
+    if run.approach == ROUNDING and run.activation in NEGATIVE_CONTROLS:
+        return NEGATIVE_CONTROL_COST
+    return RUN_COST.get(run.approach, 1.0)
 
 
 def pack(multiruns: list[Multirun], processes: int, prefix: str = "") -> list[Multirun]:
