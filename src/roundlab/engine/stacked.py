@@ -22,9 +22,11 @@ Semantics, per member, as Keras ``fit(shuffle=True)`` with ``TerminateOnNaN`` an
   that does not depend on the rate;
 - the epoch's loss and metrics are means over the examples of the epoch (the training forward
   passes before each update), validation ones over the validation set after the epoch;
-- a member whose training loss is not finite fails at that epoch; the others are unaffected.
+- a member whose training loss is not finite fails at that epoch; the others are unaffected;
+- members that stopped leave the program once the live ones fit in half of it, and no member's
+  numbers depend on its group or its slot (:mod:`roundlab.engine.compaction`).
 
-Memory per member (float32, 4 bytes a number; see :func:`member_bytes`), with P weights per
+Memory per slot (a group fills a multiple of 16; float32; :func:`member_bytes`), P weights per
 network (sum over layers of (in + 1) out), B the batch size, F the number of features, H the
 sum of hidden widths, U the output units and V the validation size:
 
