@@ -7,9 +7,9 @@ iteration count) are gathered into a smaller stack, and the epoch program is tra
 
 The rule: rebuild when the live members fit in half of the stack or less. A rebuild costs one
 trace (about 0.4-0.9 s on the 2-core CPU, seconds with XLA), a stopped member an epoch's
-arithmetic (about 0.4 ms on the CPU); halving bounds the rebuilds of a group of M members to
-log2(M / LANES) + 1 and the work spent on stopped members to at most the live members' own
-(bench/compaction.py measures it).
+arithmetic (about 0.4 ms on the CPU); halving bounds the rebuilds of a stack of S slots to
+log2(S / LANES) and the work spent on stopped members to at most the live members' own
+(bench/compaction.py measures it, and an eager rule that saved nothing more).
 
 Stacks have a multiple of ``LANES`` slots, the live members then copies of the first
 (computed, never read). TensorFlow's CPU kernels run elementwise ops in SIMD packets of 4, 8 or
