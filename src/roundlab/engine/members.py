@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from roundlab.engine.outcome import nan_failure
 from roundlab.metrics import EPOCH_METRICS
 
 # The per-epoch history keys, in the order Keras ``fit`` reports them for an approach's
@@ -50,3 +53,45 @@ class MemberOutcome:
     best_epoch: int
     epochs_run: int
     error: str | None = None
+
+
+def outcomes(
+    history: np.ndarray, tracker: Any, kept: list[np.ndarray], rates: list[float]
+) -> list[MemberOutcome]:
+    """Each member's outcome from the epochs x HISTORY_KEYS x M history, the group's
+    roundlab.engine.early_stopping.Tracker and the kept weights (stacked)."""
+    outcomes = []
+    for m in range(history.shape[2]):
+        run = int(tracker.epochs_run[m])
+        failed = int(tracker.failed_at[m])
+        error = None
+        if failed >= 0:
+            error = nan_failure(failed, rates[m], history[failed, 0, m])
+        outcomes.append(
+            MemberOutcome(
+                weights=[w[m] for w in kept],
+                history={key: history[:run, i, m].tolist() for i, key in enumerate(HISTORY_KEYS)},
+                best_epoch=int(tracker.best_epoch[m]),
+                epochs_run=run,
+                error=error,
+            )
+        )
+    return outcomes
+
+
+def check_group(members: Sequence[Member], dropout: float, **counts: int) -> None:
+    """ValueError unless there are members with seeds >= 0, no dropout and counts >= 1."""
+    if not members:
+        raise ValueError("members must hold at least one member. Received: members=[]")
+    if dropout > 0:
+        raise ValueError(
+            f"dropout cannot be vectorised; run the job on its own. Received: dropout={dropout}"
+        )
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1. Received: {name}={value!r}")
+    for i, member in enumerate(members):
+        if member.seed < 0:
+            raise ValueError(
+                f"a member's seed must be >= 0. Received: members[{i}].seed={member.seed}"
+            )

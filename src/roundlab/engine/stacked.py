@@ -22,9 +22,11 @@ Semantics, per member, as Keras ``fit(shuffle=True)`` with ``TerminateOnNaN`` an
   that does not depend on the rate;
 - the epoch's loss and metrics are means over the examples of the epoch (the training forward
   passes before each update), validation ones over the validation set after the epoch;
-- a member whose training loss is not finite fails at that epoch; the others are unaffected.
+- a member whose training loss is not finite fails at that epoch; the others are unaffected;
+- members that stopped leave the program once the live ones fit in half of it, and no member's
+  numbers depend on its group or its slot (:mod:`roundlab.engine.compaction`).
 
-Memory per member (float32, 4 bytes a number; see :func:`member_bytes`), with P weights per
+Memory per slot (a group fills a multiple of 16; float32; :func:`member_bytes`), P weights per
 network (sum over layers of (in + 1) out), B the batch size, F the number of features, H the
 sum of hidden widths, U the output units and V the validation size:
 
@@ -46,10 +48,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from roundlab.engine import kfold, models, stacked_mlp
+from roundlab.engine import compaction, kfold, models, stacked_mlp
 from roundlab.engine.early_stopping import EarlyStopping, Tracker
-from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome
-from roundlab.engine.outcome import nan_failure
+from roundlab.engine.members import HISTORY_KEYS, Member, MemberOutcome, check_group, outcomes
 from roundlab.engine.stacked_mlp import StackedMLP, layer_shapes
 
 
@@ -74,6 +75,7 @@ def train_members(
     train_rows: Sequence[np.ndarray] | None = None,
     val_masks: np.ndarray | None = None,
     member_epochs: Sequence[int] | None = None,
+    compact: bool = True,
 ) -> list[MemberOutcome]:
     """Train every member (same architecture and data, own seed, initial weights and knob)
     together and return their outcomes in order.
@@ -91,36 +93,66 @@ def train_members(
     same number of batches), ``val_masks`` (M, len(x_val)) which validation rows each member is
     validated on (metrics are means over those), ``member_epochs`` per member the epochs it
     trains (no early stopping then: the refit).
+
+    ``compact``: rebuild the program with the members still training once they fit in half of
+    it (:mod:`roundlab.engine.compaction`); every outcome is the same to the bit either way.
     """
-    _check_group(members, dropout, batch_size=batch_size, epochs=epochs)
+    check_group(members, dropout, batch_size=batch_size, epochs=epochs)
     head_shapes = stacked_mlp.head_shapes(approach)
     shapes = layer_shapes(np.shape(x_train)[1], hidden_sizes, approach.units) + head_shapes
-    model = StackedMLP(
-        stacked_mlp.stack_weights(members, shapes),
-        stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params),
-        stacked_mlp.output_head(approach, [m.knob for m in members]),
-        len(head_shapes),
-    )
+    initial = stacked_mlp.stack_weights(members, shapes)
+    hidden = stacked_mlp.hidden_activation(hidden_activation, hidden_activation_params)
+    stacked_mlp.output_head(approach, [m.knob for m in members])  # refuses knobs before padding
     rates = [learning_rate if m.learning_rate is None else m.learning_rate for m in members]
     shared = len(set(rates)) == 1
-    opt = models.optimizer(optimizer, rates[0] if shared else 1.0)
-    opt.build(model.variables)
-    data = (x_train, y_train, x_val, y_val)
-    scales = None if shared else np.asarray(rates, dtype=np.float32)
+    scales = np.asarray(rates, dtype=np.float32)
     rows = kfold.member_rows(train_rows, len(members), len(x_train), batch_size)
-    program = EpochProgram(model, approach, opt, data, batch_size, jit_compile, scales)
-    program.own_rows([len(r) for r in rows], val_masks)
+
+    def build(index: np.ndarray) -> EpochProgram:
+        """The program of the members ``index`` (one per slot), at their initial weights."""
+        head = stacked_mlp.output_head(approach, [members[i].knob for i in index])
+        model = StackedMLP([w[index] for w in initial], hidden, head, len(head_shapes))
+        opt = models.optimizer(optimizer, rates[0] if shared else 1.0)
+        opt.build(model.variables)
+        data = (x_train, y_train, x_val, y_val)
+        own = None if shared else scales[index]
+        program = EpochProgram(model, approach, opt, data, batch_size, jit_compile, own)
+        masks = None if val_masks is None else np.asarray(val_masks)[index]
+        program.own_rows([len(rows[i]) for i in index], masks)
+        return program
+
     tracker = Tracker(len(members), early_stopping)
     if member_epochs is not None:
         tracker = kfold.FixedEpochs(member_epochs)
+    live = np.arange(len(members))
+    index = compaction.slots(live)
+    program = build(index)
+    kept = [w.copy() for w in initial]
     history = []
     for epoch in range(epochs):
-        values = program(shuffled_orders(members, epoch, rows, batch_size))
+        group = [members[i] for i in index]
+        orders = shuffled_orders(group, epoch, [rows[i] for i in index], batch_size)
+        values = np.full((len(HISTORY_KEYS), len(members)), np.nan)
+        values[:, live] = program(orders)[:, : len(live)]
         history.append(values)
-        model.keep(tracker.update(epoch, values))
+        # a padding slot keeps what its member keeps; only the member's own slot is read
+        program.model.keep(tracker.update(epoch, values)[index])
         if tracker.done:
             break
-    return _outcomes(np.stack(history), tracker, model.kept_weights(), rates)
+        running = np.flatnonzero(tracker.running)
+        if compact and compaction.worth_compacting(len(running), len(index)):
+            _save_kept(kept, program, live)
+            smaller = build(compaction.slots(running))
+            compaction.carry(program, smaller, np.searchsorted(live, compaction.slots(running)))
+            program, live, index = smaller, running, compaction.slots(running)
+    _save_kept(kept, program, live)
+    return outcomes(np.stack(history), tracker, kept, rates)
+
+
+def _save_kept(kept: list[np.ndarray], program: EpochProgram, live: np.ndarray) -> None:
+    """Copy the kept weights of the ``live`` members (the program's first slots) into ``kept``."""
+    for everyone, stack in zip(kept, program.model.kept_weights(), strict=True):
+        everyone[live] = stack[: len(live)]
 
 
 def shuffled_orders(
@@ -174,14 +206,23 @@ class EpochProgram:
     def own_rows(self, sizes: Sequence[int], val_masks: np.ndarray | None) -> None:
         """Each member's number of training rows (one size for all, or one per member) and
         its validation rows (None: all of them)."""
-        self.n = tf.constant(np.asarray(sizes, dtype=np.float32))
+        self.sizes = np.asarray(sizes, dtype=np.float32)
         steps = math.ceil(max(sizes) / self.batch_size)
         last = np.asarray(sizes, dtype=np.int32) - (steps - 1) * self.batch_size
         self.last_batch = tf.constant(last)
+        # 1 / batch count, rounded once here: in the program, the gradient of a mean divides
+        # ones by the count, which TensorFlow rewrites into its reciprocal kernel, whose SIMD
+        # and scalar paths differ in the last bit (so a member's step would depend on its slot).
+        self.inverse_full = tf.constant(np.float32(1) / np.float32(self.batch_size))
+        self.inverse_last = tf.constant(np.float32(1) / last.astype(np.float32))
         self.val_mask = None if val_masks is None else tf.constant(np.asarray(val_masks, bool))
 
     def __call__(self, orders: np.ndarray) -> np.ndarray:
-        return self._run(tf.constant(orders)).numpy().astype(np.float64)
+        values = self._run(tf.constant(orders)).numpy()
+        # the epoch means of the training sums, divided here for the reason of inverse_last
+        half = len(HISTORY_KEYS) // 2
+        values[:half] /= self.sizes
+        return values.astype(np.float64)
 
     def _epoch(self, orders: tf.Tensor) -> tf.Tensor:
         steps = tf.shape(orders)[0]
@@ -190,7 +231,8 @@ class EpochProgram:
         for step in tf.range(steps):
             limit = tf.where(step == steps - 1, self.last_batch, self.batch_size)
             real = positions[None, :] < limit[:, None]
-            totals += self._step(orders[step], real)
+            inverse = tf.where(step == steps - 1, self.inverse_last, self.inverse_full)
+            totals += self._step(orders[step], real, inverse)
         val = per_example(self.approach, self.y_val, self.model(self.x_val))
         if self.val_mask is None:
             val = tf.reduce_mean(val, axis=2)
@@ -199,18 +241,18 @@ class EpochProgram:
                 tf.reduce_sum(tf.where(self.val_mask, val, 0.0), axis=2),
                 tf.reduce_sum(tf.cast(self.val_mask, tf.float32), axis=1),
             )
-        return tf.concat([totals / self.n, val], axis=0)
+        return tf.concat([totals, val], axis=0)
 
-    def _step(self, order: tf.Tensor, real: tf.Tensor) -> tf.Tensor:
+    def _step(self, order: tf.Tensor, real: tf.Tensor, inverse: tf.Tensor) -> tf.Tensor:
         """One optimizer step of every member on its batch ``order`` (M, B); ``real`` (M, B)
-        masks the padding. Returns the per-member sums of loss and metrics over the batch."""
+        masks the padding, ``inverse`` (M,) is 1 / its count of real examples. Returns the
+        per-member sums of loss and metrics over the batch."""
         y = tf.gather(self.y_train, order)
         with tf.GradientTape() as tape:
             values = per_example(self.approach, y, self.model(tf.gather(self.x_train, order)))
             values = tf.where(real, values, 0.0)
-            count = tf.reduce_sum(tf.cast(real, tf.float32), axis=1)
             # A sum of per-member means: member m's gradient is that of its own mean loss.
-            total = tf.reduce_sum(tf.reduce_sum(values[0], axis=1) / count)
+            total = tf.reduce_sum(tf.reduce_sum(values[0], axis=1) * inverse)
         gradients = tape.gradient(total, self.model.variables)
         if self.scales is None:
             self.optimizer.apply(gradients, self.model.variables)
@@ -239,29 +281,6 @@ def per_example(approach: Any, y: tf.Tensor, out: tf.Tensor) -> tf.Tensor:
     return tf.reshape(tf.stack(values), (len(values), members, batch))
 
 
-def _outcomes(
-    history: np.ndarray, tracker: Tracker, kept: list[np.ndarray], rates: list[float]
-) -> list[MemberOutcome]:
-    """Each member's outcome from the epochs x HISTORY_KEYS x M history and the kept weights."""
-    outcomes = []
-    for m in range(history.shape[2]):
-        run = int(tracker.epochs_run[m])
-        failed = int(tracker.failed_at[m])
-        error = None
-        if failed >= 0:
-            error = nan_failure(failed, rates[m], history[failed, 0, m])
-        outcomes.append(
-            MemberOutcome(
-                weights=[w[m] for w in kept],
-                history={key: history[:run, i, m].tolist() for i, key in enumerate(HISTORY_KEYS)},
-                best_epoch=int(tracker.best_epoch[m]),
-                epochs_run=run,
-                error=error,
-            )
-        )
-    return outcomes
-
-
 def member_bytes(
     n_features: int,
     hidden_sizes: Sequence[int],
@@ -278,21 +297,3 @@ def member_bytes(
     batch = batch_size * (n_features + 2 * hidden + 2 * units + 6)
     validation = n_val * (hidden + 2 * units + 5)
     return 4 * (weights * (3 + optimizer_slots) + batch + validation)
-
-
-def _check_group(members: Sequence[Member], dropout: float, **counts: int) -> None:
-    """ValueError unless there are members with seeds >= 0, no dropout and counts >= 1."""
-    if not members:
-        raise ValueError("members must hold at least one member. Received: members=[]")
-    if dropout > 0:
-        raise ValueError(
-            f"dropout cannot be vectorised; run the job on its own. Received: dropout={dropout}"
-        )
-    for name, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1. Received: {name}={value!r}")
-    for i, member in enumerate(members):
-        if member.seed < 0:
-            raise ValueError(
-                f"a member's seed must be >= 0. Received: members[{i}].seed={member.seed}"
-            )
