@@ -23,7 +23,16 @@ from omegaconf import DictConfig
 from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
-from roundlab.engine import evaluation, kfold, models, session, single, stacked, stacked_kfold
+from roundlab.engine import (
+    compaction,
+    evaluation,
+    kfold,
+    models,
+    session,
+    single,
+    stacked,
+    stacked_kfold,
+)
 from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.memory import check_memory
 from roundlab.engine.outcome import Fitted, TrainingFailed
@@ -83,6 +92,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     approach = approaches.build(first, dataset.train.y)
     method = kfold.method(trainer.selection, len(dataset.val))
     copies = trainer.cv_folds if method == "kfold" else 1  # a member per fold
+    stacked_members = len(cfgs) * copies
+    stacked_members += -stacked_members % compaction.LANES  # the stack's padding slots count too
     check_memory(
         dataset.n_features,
         list(first.model.hidden_sizes),
@@ -91,7 +102,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         trainer.batch_size,
         len(dataset.val) + (len(dataset.train) if method == "kfold" else 0),
         trainer.max_memory_mb,
-        members=len(cfgs) * copies,
+        members=stacked_members,
     )
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
