@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from omegaconf import OmegaConf, open_dict
+from omegaconf import DictConfig, OmegaConf, open_dict
 
 from roundlab.run.config import compose, resolve
-from roundlab.run.fingerprint import data_hash, of_tree, run_code_hash
+from roundlab.run.fingerprint import data_hash, fingerprint, of_tree, run_code_hash
 from roundlab.runs import RunKey
 from roundlab.sweep.jobs import member_values
 from roundlab.sweep.plan import Multirun, command
@@ -97,7 +97,7 @@ def _split(
         path = key.result_path(results_dir)
         if m.round and path.as_posix() not in wanted:
             continue  # off the extension's allow-list: its launcher drops it too
-        if kept_result(path, lambda b=base, v=values: b.fingerprint(v)) is None:
+        if not base.resume or kept_result(path, lambda b=base, v=values: b.fingerprint(v)) is None:
             kept.append((job, key))
         else:
             reused.append(path)
@@ -106,17 +106,24 @@ def _split(
 
 @dataclass(frozen=True)
 class _Base:
-    """One composed and resolved config, as a plain tree, with what every job derived from it
-    shares: its run key, code and data hashes; ``types`` of the member keys it holds."""
+    """One composed config (``raw``, unresolved) and its resolved ``tree``, with what every job
+    derived from it shares: its run key, code and data hashes, ``types`` of the member keys it
+    holds, whether a multirun would reuse at all (``sweep.resume``), and whether no other value
+    depends on a member value (``independent``: no ``dataset.seed=${seed}``)."""
 
+    raw: DictConfig
     tree: dict[str, Any]
     run: RunKey
     code: str
     data: str
     types: dict[str, type]
+    resume: bool
+    independent: bool
 
     def key(self, values: dict[str, Any]) -> RunKey:
         """The run of the job with the member ``values`` (its seed, rate, parameter)."""
+        if not self.independent:
+            return RunKey.from_config(self.config(values))
         params = tuple((k, float(values.get(f"activation.{k}", v))) for k, v in self.run.params)
         return replace(
             self.run,
@@ -126,44 +133,70 @@ class _Base:
         )
 
     def fingerprint(self, values: dict[str, Any]) -> str:
-        """The job's fingerprint: this config with ``values`` set, each of its own type (the
-        schema's: ``activation.steepness=5`` is the float 5.0)."""
-        tree = copy.deepcopy(self.tree)
-        for dotted, value in values.items():
-            *parents, leaf = dotted.split(".")
-            node = functools.reduce(lambda n, k: n[k], parents, tree)
-            node[leaf] = self.types[dotted](value)
-        return of_tree(tree, self.code, self.data)
+        """The job's fingerprint: the tree with ``values`` set, each of its own type (the
+        schema's: ``activation.steepness=5`` is the float 5.0); when other values depend on
+        them, its own resolved config's, data hash included."""
+        if not self.independent:
+            return fingerprint(self.config(values))
+        return of_tree(_with(self.tree, values, self.types), self.code, self.data)
+
+    def config(self, values: dict[str, Any]) -> DictConfig:
+        """The job's own resolved config, as its launcher derives it."""
+        return _derived(self.raw, values)
+
+
+def _derived(raw: DictConfig, values: dict[str, Any]) -> DictConfig:
+    """``raw`` with the member ``values`` set (as :func:`roundlab.sweep.jobs.derive` sets
+    them), resolved."""
+    cfg = raw.copy()
+    for key, value in values.items():
+        OmegaConf.update(cfg, key, value, merge=False)
+    return resolve(cfg)
+
+
+def _with(tree: dict[str, Any], values: dict[str, Any], types: dict[str, type]) -> dict[str, Any]:
+    """A copy of ``tree`` with the dotted keys of ``values`` set, each cast to its type."""
+    tree = copy.deepcopy(tree)
+    for dotted, value in values.items():
+        *parents, leaf = dotted.split(".")
+        functools.reduce(lambda n, k: n[k], parents, tree)[leaf] = types[dotted](value)
+    return tree
 
 
 def _base(bases: Bases, signature: tuple[str, ...], overrides: list[str]) -> _Base:
     """The base of the jobs with ``signature``, composed from the first job's ``overrides``."""
     if signature not in bases:
-        cfg = compose(overrides)
-        with open_dict(cfg):
-            cfg.pop("hydra", None)
-        cfg = resolve(cfg)
+        raw = compose(overrides)
+        with open_dict(raw):
+            raw.pop("hydra", None)
+        cfg = resolve(raw)
         tree = OmegaConf.to_container(cfg, resolve=True)
+        members = ("seed", "trainer.learning_rate", *(f"activation.{k}" for k in cfg.activation))
         types = {
             key: type(found)
-            for key in (
-                "seed",
-                "trainer.learning_rate",
-                *(f"activation.{k}" for k in cfg.activation),
-            )
+            for key in members
             if isinstance(found := OmegaConf.select(cfg, key), int | float)
             and not isinstance(found, bool)
         }
+        # Other member values, set the launcher's way and resolved: does anything else move?
+        probe = {key: kind(OmegaConf.select(cfg, key) * 3 + 7) for key, kind in types.items()}
+        moved = OmegaConf.to_container(_derived(raw, probe), resolve=True)
         bases[signature] = _Base(
-            tree, RunKey.from_config(cfg), run_code_hash(cfg), data_hash(cfg.dataset), types
+            raw,
+            tree,
+            RunKey.from_config(cfg),
+            run_code_hash(cfg),
+            data_hash(cfg.dataset),
+            types,
+            bool(cfg.sweep.resume),
+            moved == _with(tree, probe, types),
         )
     return bases[signature]
 
 
 def common_overrides(profile: Profile, results_dir: Path) -> list[str]:
     """What a multirun's command line adds to each job's own overrides and its config reads:
-    the command without Hydra's settings and the sweep's bookkeeping (``sweep.*``, none of which
-    a run's fingerprint holds)."""
+    the command without Hydra's settings (a profile's ``sweep.resume=false`` stays: such a
+    multirun retrains every job)."""
     cmd = command(Multirun("", (), ()), profile, results_dir, Path("."))
-    task = cmd[cmd.index("roundlab.train") + 2 :]
-    return [o for o in task if not o.startswith(("hydra", "sweep."))]
+    return [o for o in cmd[cmd.index("roundlab.train") + 2 :] if not o.startswith("hydra")]

@@ -30,6 +30,7 @@ from roundlab.sweep import grouping, vectorized
 from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.resume import wanted
 from roundlab.sweep.schedule import schedule, training_configs
+from roundlab.tracking import writer
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,10 @@ def _launch_group(
     except Interrupted as err:
         vectorized.record_killed(cfgs, err.reason, sweep_dir, trained.recordings)
         raise
+    # The members' MLflow writes went on in the background while the next member was recorded;
+    # they are complete before the next group trains, so a process killed outright (SIGKILL,
+    # out of memory) loses at most this group's MLflow records, never a group before it.
+    writer.flush()
     return returns
 
 

@@ -71,6 +71,7 @@ from roundlab.tracking.store import PROFILE_ENV, prepare_store
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
 # of the profiles that ran, not of every profile.
 LOG = "_sweep_log.yaml"
+CLUSTER_LAUNCHER_PREFIX = "vectorized_submitit"
 MULTIRUN_LOG = "multirun.log"  # a multirun's output, in its Hydra sweep directory
 
 
@@ -83,7 +84,9 @@ def environment(profile: Profile) -> dict[str, str]:
     env[PROFILE_ENV] = profile.name
     env[QUIET_ENV] = "1"
     parallel = profile.jobs * profile.processes
-    if parallel > 1:
+    # A cluster launcher's jobs run on other machines, each with the CPUs its job asked for:
+    # this machine's share would be wrong there (and sbatch passes the environment on).
+    if parallel > 1 and not profile.launcher.startswith(CLUSTER_LAUNCHER_PREFIX):
         threads = str(max(1, (os.cpu_count() or 1) // parallel))
         env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
         env.setdefault("TF_NUM_INTEROP_THREADS", "1")
