@@ -13,8 +13,8 @@ import yaml
 
 from roundlab import results
 from roundlab.runs import RunKey
-from roundlab.sweep import extend
-from roundlab.sweep.plan import Multirun, command, plan
+from roundlab.sweep import extend, workers
+from roundlab.sweep.plan import Multirun, plan
 from roundlab.sweep.profile import Profile, parse_profile
 from roundlab.sweep.rates import BOUNDS, Choice, Trial, choose, ladder, next_rate, outward
 
@@ -190,8 +190,10 @@ def test_a_round_extends_every_edge_and_batches_each_family_into_one_multirun(tm
     listed = yaml.safe_load(extend.allow_list(sig))
     assert "count/rounding/sigmoid_round-steepness=20/lr=0.03/seed=1.json" in listed
     assert len(listed) == 8
-    cmd = command(sig, profile, tmp_path / "r", tmp_path / "m")
-    assert f"sweep.only={tmp_path / 'm' / 'rate_extensions/1/sigmoid_round/_only.yaml'}" in cmd
+    (task,) = workers.tasks([sig], tmp_path / "q")  # its cross product, held to the allow-list
+    allow = tmp_path / "q" / workers.ALLOW_LISTS / "rate_extensions_1_sigmoid_round.yaml"
+    assert all(job[-1] == f"sweep.only={allow}" for job in task.jobs)
+    assert yaml.safe_load(allow.read_text()) == listed
 
 
 def test_rounds_go_on_until_the_bound_and_the_recomputation_follows_the_files(tmp_path):

@@ -9,8 +9,12 @@ any other launcher, which composes a job only when it runs it, the batch is chec
 
 ``sweep.jobs=<file>`` (a YAML list of jobs, each a list of overrides) runs exactly those jobs,
 each followed by the command line's other overrides, instead of the command line's cross
-product: the sweep's workers run several families in one process this way
-(:mod:`roundlab.sweep.workers`).
+product.
+
+``sweep.queue=<dir>`` makes the multirun one of the sweep's workers
+(:mod:`roundlab.sweep.workers`): its batches are the tasks it takes from the queue
+(:class:`roundlab.sweep.queue.Worker`), one after another as the sweep queues them, each job
+followed by the command line's overrides, until the sweep says stop.
 """
 
 from __future__ import annotations
@@ -23,10 +27,25 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.types import Override
 from hydra.errors import HydraException
 
+from roundlab.sweep.queue import Worker
+
 JOBS_KEY = "sweep.jobs"
+QUEUE_KEY = "sweep.queue"
 
 
 class RoundlabSweeper(BasicSweeper):
+    worker: Worker | None = None  # with sweep.queue: the tasks this multirun takes
+
+    def is_done(self) -> bool:
+        if self.worker is None:
+            return super().is_done()
+        return not self.worker.take()
+
+    def get_job_batch(self) -> list[list[str]]:
+        if self.worker is None:
+            return super().get_job_batch()
+        return self.worker.batch()
+
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
         if getattr(self.launcher, "composes_every_job_first", False):
             return
@@ -35,15 +54,17 @@ class RoundlabSweeper(BasicSweeper):
     def split_arguments(  # an instance method where the basic sweeper's is static: same call
         self, overrides: list[Override], max_batch_size: int | None
     ) -> list[list[list[str]]]:
+        queued = [o for o in overrides if o.get_key_element() == QUEUE_KEY]
+        if queued and queued[-1].value() is not None:
+            self._refuse_sweeping(overrides, QUEUE_KEY)
+            name = Path(str(self.config.hydra.sweep.dir)).name
+            common = [o.input_line for o in overrides]
+            self.worker = Worker(Path(str(queued[-1].value())), name, common)
+            return []
         listed = [o for o in overrides if o.get_key_element() == JOBS_KEY]
         if not listed or listed[-1].value() is None:
             return BasicSweeper.split_arguments(overrides, max_batch_size)
-        swept = [o.input_line for o in overrides if o.is_sweep_override()]
-        if swept:
-            raise HydraException(
-                f"{JOBS_KEY} lists every job: the command line must not sweep as well. "
-                f"Received: {swept}"
-            )
+        self._refuse_sweeping(overrides, JOBS_KEY)
         file = Path(str(listed[-1].value()))
         if not file.is_file():
             raise HydraException(
@@ -55,3 +76,11 @@ class RoundlabSweeper(BasicSweeper):
         if max_batch_size is None:
             return [batch]
         return [batch[i : i + max_batch_size] for i in range(0, len(batch), max_batch_size)]
+
+    @staticmethod
+    def _refuse_sweeping(overrides: list[Override], key: str) -> None:
+        swept = [o.input_line for o in overrides if o.is_sweep_override()]
+        if swept:
+            raise HydraException(
+                f"{key} lists every job: the command line must not sweep as well. Received: {swept}"
+            )

@@ -167,6 +167,9 @@ class SweepConfig:
     # cross product of its command line: one process runs several families' jobs
     # (roundlab.sweep.workers). Null: the command line's cross product.
     jobs: str | None = None
+    # A task queue directory (roundlab.sweep.queue): the multirun is one of the sweep's workers,
+    # running one task's jobs after another until the sweep says stop. Null: not a worker.
+    queue: str | None = None
 
 
 @dataclass

@@ -70,10 +70,12 @@ def run_multiruns(
     start: Callable[[Multirun], Launched],
     report: Callable[[list[Multirun]], None],
     ended: Callable[[Launched, dict[str, Any]], None],
+    tick: Callable[[], None] = lambda: None,
 ) -> list[dict[str, Any]]:
     """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
     log entries in plan order, calling ``report`` with the multiruns started so far every few
-    seconds and ``ended`` with each multirun and its entry as it ends. SIGINT or SIGTERM to the
+    seconds, ``ended`` with each multirun and its entry as it ends and ``tick`` every poll (the
+    sweep queues its next round there). SIGINT or SIGTERM to the
     sweep is passed on to every running multirun (a scheduler signals only the sweep's
     process), so their runs are recorded KILLED before the sweep stops with Interrupted."""
     pending, running, entries = list(multiruns), [], {}
@@ -87,6 +89,7 @@ def run_multiruns(
                     running.remove(launched)
                     entries[launched.multirun.family] = log_entry(launched)
                     ended(launched, entries[launched.multirun.family])
+                tick()
                 if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
                     report(multiruns[: len(multiruns) - len(pending)])
                     last_report = time.perf_counter()
@@ -104,8 +107,6 @@ def run_multiruns(
 def log_entry(launched: Launched) -> dict[str, Any]:
     return {
         "family": launched.multirun.family,
-        **({"families": list(launched.multirun.families)} if launched.multirun.families else {}),
-        "round": launched.multirun.round,
         "runs": len(launched.multirun.runs),
         "reused": reused_jobs(launched.sweep_dir),
         "exit_code": launched.process.returncode,

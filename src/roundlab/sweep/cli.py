@@ -99,12 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         # Composing and validating the jobs' configs imports TensorFlow: only a dry run pays.
         from roundlab.sweep import preview
 
-        packed = workers.pack(plan(profile, resamples_of=resamples.from_configs), profile.processes)
-        for m in packed:
+        multiruns = plan(profile, resamples_of=resamples.from_configs)
+        print(
+            f"{min(profile.processes, len(multiruns))} worker(s) take these multiruns' jobs as "
+            "tasks, the costliest first (jobs whose result files can be kept are set aside first):"
+        )
+        for m in sorted(multiruns, key=workers.cost, reverse=True):
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)
             print(shlex.join(["python", *cmd[1:]]))
-            if m.jobs:  # the sweep writes the file when it starts the worker
-                print(f"  sweep.jobs lists {len(m.jobs)} jobs of {', '.join(m.families)}")
             for line in preview.describe(m, profile, cmd):
                 print(f"  {line}")
         if profile.rate_extensions:

@@ -6,9 +6,9 @@ bound is hit (``rate_extensions`` rates beyond the profile's grid per side, rate
 
 A round batches its runs by family: one multirun per planned multirun with something to extend,
 over the union of the datasets, methods, activations, parameters and new rates its runs need,
-every seed, restricted to exactly those runs by an allow-list (``sweep.only``,
-:data:`roundlab.sweep.plan.ONLY_FILE`): a round pays one process start per family, not one per
-configuration. Its sweep directory is ``<sweep root>/rate_extensions/<round>/<family>``.
+every seed, restricted to exactly those runs by an allow-list (``sweep.only``; the sweep lists
+them job by job, :mod:`roundlab.sweep.decide`), named ``rate_extensions/<round>/<family>``. Its
+jobs go to the sweep's workers as one task (:mod:`roundlab.sweep.workers`).
 
 Only configurations whose every run so far left a readable result file are considered: a missing
 run says nothing about which rate is best. Everything here reads result files, never trains, and
@@ -156,6 +156,6 @@ def narrowed(
 
 
 def allow_list(m: Multirun) -> str:
-    """The text of ``m``'s :data:`roundlab.sweep.plan.ONLY_FILE`: its runs' result files,
-    relative to results_dir."""
+    """The text of ``m``'s allow-list (``sweep.only``): its runs' result files, relative to
+    results_dir."""
     return yaml.safe_dump([k.result_path(".").as_posix() for k in m.runs])

@@ -27,32 +27,26 @@ from roundlab.run.config import activation_parameter
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
 from roundlab.sweep.profile import Profile
 
-# The allow-list of a multirun whose runs are part of its grid (the rate extensions,
-# roundlab.sweep.extend), in its sweep directory: the result files, relative to results_dir, of
-# the jobs it trains (``sweep.only``); the other jobs of its cross product are dropped.
-ONLY_FILE = "_only.yaml"
-# A worker's job list (roundlab.sweep.workers), in its sweep directory: ``sweep.jobs``.
-JOBS_FILE = "_jobs.yaml"
 # (dataset, its overrides, the dataset config it is composed from) -> its number of resamples
 ResamplesOf = Callable[[str, tuple[str, ...], str], int]
 
 
 @dataclass(frozen=True)
 class Multirun:
-    """One ``python -m roundlab.train -m`` call: its name and the overrides that make its grid;
-    ``round``: 0 for a planned multirun, n for one of the n-th round of rate extensions
+    """One family's ``python -m roundlab.train -m`` grid: its name and the overrides that make
+    it; ``round``: 0 for a planned multirun, n for one of the n-th round of rate extensions
     (:mod:`roundlab.sweep.extend`), whose ``runs`` are part of its grid, the others dropped
-    (:data:`ONLY_FILE`). A worker (:mod:`roundlab.sweep.workers`) lists its ``jobs`` instead
-    of a cross product (:data:`JOBS_FILE`)."""
+    (``sweep.only``). Once the sweep decided which of them run (:mod:`roundlab.sweep.decide`)
+    it lists those ``jobs`` instead of a cross product; a worker
+    (:mod:`roundlab.sweep.workers`) takes them as one task."""
 
     family: str
     overrides: tuple[str, ...]
     runs: tuple[RunKey, ...]
     round: int = 0
-    # A worker (roundlab.sweep.workers): each job's own overrides, and the families they are
-    # from; its ``overrides`` are then empty.
+    # The jobs left to run (roundlab.sweep.decide), each its own overrides; ``overrides`` are
+    # then empty.
     jobs: tuple[tuple[str, ...], ...] = ()
-    families: tuple[str, ...] = ()
 
     @property
     def once(self) -> bool:
@@ -216,10 +210,6 @@ def command(
     ]
     if fresh:
         cmd.append("sweep.resume=false")
-    if m.round:
-        cmd.append(f"sweep.only={sweep_root / m.family / ONLY_FILE}")
-    if m.jobs:
-        cmd.append(f"sweep.jobs={sweep_root / m.family / JOBS_FILE}")
     cmd.append(f"hydra/launcher={profile.launcher}")
     cmd.extend(profile.launcher_options)
     if profile.launcher == "joblib":

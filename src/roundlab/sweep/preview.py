@@ -9,33 +9,28 @@ hidden activation make every job train alone) and which result files will be reu
 
 from __future__ import annotations
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-from hydra.core.override_parser.overrides_parser import OverridesParser
-
 from roundlab.run.config import compose
 from roundlab.sweep import grouping
 from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import DEFAULT_MAX_MEMBERS, Profile
 from roundlab.sweep.schedule import schedule, training_configs
+from roundlab.sweep.workers import expand
 
 
 def job_overrides(cmd: list[str]) -> list[list[str]]:
     """Each job's overrides of a multirun command line (``python -m roundlab.train -m ...``),
     as Hydra's basic sweeper expands them; Hydra's own settings (``hydra.*``) left out."""
-    task = [o for o in cmd[cmd.index("roundlab.train") + 2 :] if not o.startswith("hydra")]
-    parsed = OverridesParser.create().parse_overrides(task)
-    return [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+    return expand(
+        tuple(o for o in cmd[cmd.index("roundlab.train") + 2 :] if not o.startswith("hydra"))
+    )
 
 
 def describe(m: Multirun, profile: Profile, cmd: list[str]) -> list[str]:
     """One line per stacked group and per job that trains alone, and the reused jobs' count."""
     if not profile.launcher.startswith("vectorized"):
         return [f"{len(m.runs)} runs one at a time ({profile.launcher} launcher)"]
-    overrides = job_overrides(cmd)
-    if m.jobs:  # a worker: its listed jobs, each followed by the command line's overrides
-        overrides = [[*job, *(o for o in overrides[0] if "sweep.jobs" not in o)] for job in m.jobs]
-    jobs = job_configs(lambda o: compose(o, return_hydra_config=True), overrides)
+    jobs = job_configs(lambda o: compose(o, return_hydra_config=True), job_overrides(cmd))
     cfgs = training_configs(jobs)
     reused, groups, alone = schedule(cfgs, profile.max_members or DEFAULT_MAX_MEMBERS)
     lines = [f"{len(reused)} of {len(cfgs)} jobs reused (same fingerprint)"] if reused else []

@@ -52,10 +52,18 @@ import yaml
 from roundlab import paths
 from roundlab.run.status import finished_records
 from roundlab.runs import RunKey
-from roundlab.sweep import children, extend, lock, manifest, resamples, tracking_check, workers
-from roundlab.sweep.decide import decide
+from roundlab.sweep import (
+    children,
+    extend,
+    lock,
+    manifest,
+    queue,
+    resamples,
+    tracking_check,
+    workers,
+)
 from roundlab.sweep.housekeeping import prune
-from roundlab.sweep.plan import JOBS_FILE, ONLY_FILE, Multirun, command, plan
+from roundlab.sweep.plan import Multirun, command, plan
 from roundlab.sweep.profile import Profile
 from roundlab.sweep.progress import (
     QUIET_ENV,
@@ -65,6 +73,7 @@ from roundlab.sweep.progress import (
     result_tally,
     tally,
 )
+from roundlab.sweep.rounds import Rounds
 from roundlab.tracking.store import PROFILE_ENV, prepare_store
 
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
@@ -73,6 +82,7 @@ from roundlab.tracking.store import PROFILE_ENV, prepare_store
 LOG = "_sweep_log.yaml"
 CLUSTER_LAUNCHER_PREFIX = "vectorized_submitit"
 MULTIRUN_LOG = "multirun.log"  # a multirun's output, in its Hydra sweep directory
+QUEUE = "_queue"  # the workers' task queue (roundlab.sweep.queue), in the sweep directory
 
 
 def environment(profile: Profile) -> dict[str, str]:
@@ -111,7 +121,7 @@ def prepare(
     scope = [results_dir] if datasets is None else [results_dir / d for d in datasets]
     removed = [path for root in scope for path in prune(root, planned)]
     manifest.remove(results_dir, datasets or [d.parent.name for d in _records(results_dir)])
-    old = [m.family for m in multiruns] + [extend.EXTENSIONS_DIR]
+    old = [m.family for m in multiruns] + [extend.EXTENSIONS_DIR, QUEUE]
     for directory in [*(sweep_root / f for f in old), *sweep_root.glob(f"{workers.WORKER}-*")]:
         shutil.rmtree(directory, ignore_errors=True)
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -173,74 +183,61 @@ def _run(
     if profile.tracking and profile.processes > 1:
         _prepare_store(tracking_uri)
     started = time.perf_counter()
+    queue_dir = sweep_root / QUEUE
 
     def start(m: Multirun) -> children.Launched:
-        cmd = command(m, profile, results_dir, sweep_root, fresh)
-        if m.round:
-            paths.atomic_write(sweep_root / m.family / ONLY_FILE, extend.allow_list(m))
-        if m.jobs:
-            jobs = yaml.safe_dump([list(job) for job in m.jobs], sort_keys=False)
-            paths.atomic_write(sweep_root / m.family / JOBS_FILE, jobs)
+        cmd = [*command(m, profile, results_dir, sweep_root, fresh), f"sweep.queue={queue_dir}"]
         (sweep_root / m.family).mkdir(parents=True, exist_ok=True)
         with open(sweep_root / m.family / MULTIRUN_LOG, "w") as out:
-            of = f"# the jobs of {', '.join(m.families)}\n" if m.families else ""
-            out.write(f"{of}$ {shlex.join(['python', *cmd[1:]])}\n")
+            out.write(f"# tasks from {queue_dir}\n$ {shlex.join(['python', *cmd[1:]])}\n")
             out.flush()  # the child appends through its own descriptor
             process = subprocess.Popen(
                 cmd, env=env, stdout=out, stderr=subprocess.STDOUT, **children.popen_options()
             )
         return children.Launched(m, cmd, process, sweep_root / m.family)
 
-    log, batch, done, launched, reused, bases = [], multiruns, [], [], [], {}
-    progress = Progress(sum(len(m.runs) for m in batch), "sweep")
+    progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
+    rounds = Rounds(profile, results_dir, queue_dir, records, progress, fresh, multiruns)
+    log: list[dict[str, Any]] = []
+    stopped = False
 
     def report(started_: list[Multirun]) -> None:
-        counts = sum(
-            (tally(finished_records(sweep_root / m.family)) for m in launched + started_), Tally()
-        )
+        counts = sum((tally(finished_records(sweep_root / m.family)) for m in started_), Tally())
         progress.update(counts.done, counts.failed, counts.expected)
 
+    def tick() -> None:
+        nonlocal stopped
+        if not stopped and queue.finished(queue_dir, rounds.names) and not rounds.advance():
+            stopped = True
+            queue.stop(queue_dir)
+
     def ended(one: children.Launched, entry: dict[str, Any]) -> None:
+        nonlocal stopped
+        if entry["exit_code"] != 0 and not stopped:  # the others stop after their task
+            stopped = True
+            queue.stop(queue_dir)
+        taken = queue.taken(queue_dir, one.multirun.family)
+        entry["families"] = [task["family"] for task in taken]
+        entry["runs"] = sum(len(task["jobs"]) for task in taken)
         multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 
     try:
-        while batch:
-            n = batch[0].round
-            prefix = f"{extend.EXTENSIONS_DIR}/{n}/" if n else ""
-            left = batch
-            if not fresh:
-                decision = decide(batch, profile, results_dir, bases)
-                left, reused = decision.left, reused + decision.reused
-                progress.grow(-len(decision.reused))
-                if decision.reused:
-                    progress.write(
-                        f"sweep{f' round {n}' if n else ''}: {len(decision.reused)} of "
-                        f"{sum(len(m.runs) for m in batch)} runs reused (same fingerprint), "
-                        f"{sum(len(m.runs) for m in left)} to train"
-                    )
-            packed = workers.pack(left, profile.processes, prefix)
-            log += children.run_multiruns(packed, profile, start, report, ended)
-            done += batch
-            launched += packed
-            if any(r["exit_code"] != 0 for r in log):
-                break  # an incomplete round says nothing sure about the rates: a rerun resumes
-            batch = extend.extensions(profile, done, results_dir, n + 1)
-            if batch:
-                manifest.add(records, batch, results_dir)
-                progress.grow(sum(len(m.runs) for m in batch))
-                progress.label = f"sweep round {n + 1}"
-                progress.write(
-                    f"sweep round {n + 1}: {sum(len(m.runs) for m in batch)} extension runs "
-                    f"(the next rate beyond an edge its configuration chose) in {len(batch)} "
-                    "multirun(s)"
-                )
+        if rounds.settle():
+            count = min(profile.processes, len(rounds.names))
+            pool = [Multirun(f"{workers.WORKER}-{i + 1}", (), ()) for i in range(count)]
+            log = children.run_multiruns(pool, profile, start, report, ended, tick)
     finally:
         progress.close()
     wall = round(time.perf_counter() - started, 1)
     paths.atomic_write(
         sweep_root / LOG,
         yaml.safe_dump(
-            {"wall_time_s": wall, "reused_before_start": len(reused), "multiruns": log},
+            {
+                "wall_time_s": wall,
+                "reused_before_start": len(rounds.reused),
+                "rounds": rounds.log,
+                "multiruns": log,
+            },
             sort_keys=False,
         ),
     )
@@ -250,10 +247,10 @@ def _run(
         for d in profile.datasets:
             prune(results_dir / d, [results_dir / p for p in planned])
     outcome = result_tally(results_dir / p for p in planned)
-    reused = len(reused) + sum(r["reused"] for r in log)
-    extra = sum(len(m.runs) for m in done if m.round)
-    rounds = max((m.round for m in done), default=0)
-    extended = f" ({extra} of the runs rate extensions, in {rounds} round(s))" if rounds else ""
+    reused = len(rounds.reused) + sum(r["reused"] for r in log)
+    extra = sum(len(m.runs) for m in rounds.done if m.round)
+    last = max((m.round for m in rounds.done), default=0)
+    extended = f" ({extra} of the runs rate extensions, in {last} round(s))" if last else ""
     print(
         f"sweep: {outcome.done} of {len(planned)} result files present, {reused} reused, in "
         f"{wall:.0f} s{extended}; {outcome.finished} finished, {outcome.failures()}",

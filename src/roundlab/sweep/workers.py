@@ -1,39 +1,46 @@
-"""Few processes for many multiruns: a round's multiruns packed into at most ``processes``
-worker multiruns, each one ``python -m roundlab.train -m sweep.jobs=<file>``.
+"""Few processes for many multiruns: the sweep's long-lived workers and the tasks they take.
 
 Every multirun process pays TensorFlow's import and MLflow's set-up before it trains (about
 20 s on 2 cores), and a profile has a multirun per family (plain approaches, ordinal, each
-rounding activation, the references) per dataset: on a small dataset that start-up is most
-of the sweep. A worker runs the jobs of several families in one process instead. Its jobs are
-exactly those Hydra's basic sweeper expands the families' command lines into
-(:func:`expand`), each followed by the profile's overrides as before, so every job composes the
-same config; the vectorised launcher groups them as it would inside each family (a group never
-spans families: its key holds the approach and activation).
+rounding activation, the references) per dataset and per round of rate extensions: on a small
+dataset that start-up was most of the sweep. The sweep instead starts at most ``processes``
+workers once (``worker-<i>``, each ``python -m roundlab.train -m sweep.queue=<dir>``), and
+each round's families become tasks in the queue (:mod:`roundlab.sweep.queue`), which a worker
+takes as soon as it is free. A task's jobs are exactly those Hydra's basic sweeper expands the
+family's command line into (:func:`expand`; or the jobs the sweep left to run,
+:mod:`roundlab.sweep.decide`), each followed by the worker's command line, so every job
+composes the same config as before; the vectorised launcher groups them as it would inside the
+family (a group never spans families: its key holds the approach and activation).
 
-Families are assigned whole, the costliest first, each to the worker with the least cost so far
-(longest-processing-time first). A family costs the sum of its runs' :data:`RUN_COST` (about
-seconds per run relative to a rounding activation's, from the result files' ``duration_s`` of
-the default profile's sweep, averaged over its four datasets): classification and ordinal cost
-more than the rounding activations, the negative control fails before training, and a
-reference fit (statsmodels, LightGBM) costs a few runs. A family whose jobs the sweep listed
-(:mod:`roundlab.sweep.decide`: the jobs not reused) brings those jobs.
+Tasks are queued the costliest first (:func:`cost`), so the cheap ones fill the end of a round.
+A family costs the sum of its runs' :data:`RUN_COST` (about seconds per run relative to a
+rounding activation's, from the result files' ``duration_s`` of the default profile's sweep,
+averaged over its four datasets): classification and ordinal cost more than the rounding
+activations, the negative control fails before training, and a reference fit (statsmodels,
+LightGBM) costs a few runs.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from roundlab import approaches as approach_catalogue
+from roundlab import paths
 from roundlab.approaches import ROUNDING
 from roundlab.results import NEGATIVE_CONTROLS
 from roundlab.runs import RunKey
+from roundlab.sweep import extend
 from roundlab.sweep.plan import Multirun
+from roundlab.sweep.queue import Task
 
 WORKER = "worker"
 RUN_COST = {"classification": 1.25, "ordinal": 1.5}  # any other network run: 1
 NEGATIVE_CONTROL_COST = 0.3
 REFERENCE_COST = 2.0
+ALLOW_LISTS = "allow"  # in the queue directory: a rate-extension family's allow-list
 
 
 def expand(overrides: tuple[str, ...]) -> list[list[str]]:
@@ -56,26 +63,16 @@ def _run_cost(run: RunKey) -> float:
     return RUN_COST.get(run.approach, 1.0)
 
 
-def pack(multiruns: list[Multirun], processes: int, prefix: str = "") -> list[Multirun]:
-    """At most ``processes`` workers holding the jobs of ``multiruns`` (one round's): worker
-    ``<prefix>worker-<i>``, its ``jobs`` the families' expanded jobs, its ``runs`` theirs, in
-    order. One multirun stays as it is."""
-    if len(multiruns) <= 1:
-        return list(multiruns)
-    bins: list[list[Multirun]] = [[] for _ in range(min(processes, len(multiruns)))]
-    load = [0.0] * len(bins)
+def tasks(multiruns: list[Multirun], queue_dir: Path) -> list[Task]:
+    """One task per family of ``multiruns`` (one round's, each with jobs left), the costliest
+    first. A rate-extension family the sweep could not list job by job keeps its cross product
+    and its allow-list (``sweep.only``, written under ``queue_dir``), as its own multirun did."""
+    out = []
     for m in sorted(multiruns, key=cost, reverse=True):
-        i = load.index(min(load))
-        bins[i].append(m)
-        load[i] += cost(m)
-    return [
-        Multirun(
-            f"{prefix}{WORKER}-{i + 1}",
-            (),
-            tuple(r for m in members for r in m.runs),
-            members[0].round,
-            jobs=tuple(tuple(job) for m in members for job in (m.jobs or expand(m.overrides))),
-            families=tuple(m.family for m in members),
-        )
-        for i, members in enumerate(bins)
-    ]
+        jobs = [list(job) for job in (m.jobs or expand(m.overrides))]
+        if m.round and not m.jobs:
+            allow = queue_dir / ALLOW_LISTS / f"{m.family.replace('/', '_')}.yaml"
+            paths.atomic_write(allow, extend.allow_list(m))
+            jobs = [[*job, f"sweep.only={allow}"] for job in jobs]
+        out.append(Task(m.family, tuple(tuple(job) for job in jobs)))
+    return out

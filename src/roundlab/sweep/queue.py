@@ -1,0 +1,108 @@
+"""The sweep's task queue: a directory its long-lived workers take tasks from.
+
+The sweep (:mod:`roundlab.sweep.runner`) starts at most ``processes`` workers once, each a
+``python -m roundlab.train -m sweep.queue=<dir>`` whose sweeper takes one task after another
+(``hydra_plugins.roundlab_vectorized_launcher.sweeper``), and puts each round's tasks in the
+queue as it plans the round: the planned multiruns first, then every round of rate extensions,
+planned from the result files the round before wrote. A worker therefore pays TensorFlow's
+import and MLflow's set-up once per sweep, not once per round, and a worker that is free takes
+the next task, so a costly family does not leave the other workers idle while it trains.
+
+Layout of ``<dir>``::
+
+    pending/<round>-<rank>-<family>.yaml   a task: its family and its jobs (lists of overrides)
+    claimed/<worker>/<task>.yaml            taken by that worker (an atomic rename: once only)
+    done/<task>.yaml                        its jobs ran (the worker writes it when it takes
+                                            its next task, or stops)
+    STOP                                    no task will come: workers stop once their task ends
+
+Tasks are taken in the order of their names: rounds in order, and within a round the costliest
+first (the rank), so the last tasks to be taken are the cheap ones. Nothing here imports
+TensorFlow: the sweep itself plans and waits.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from roundlab import paths
+
+PENDING, CLAIMED, DONE, STOP = "pending", "claimed", "done", "STOP"
+POLL_S = 0.2  # how often an idle worker looks for a task
+
+
+@dataclass(frozen=True)
+class Task:
+    """One family's jobs for a worker to run as one multirun batch: each job its overrides,
+    then the worker's command line."""
+
+    family: str
+    jobs: tuple[tuple[str, ...], ...]
+
+
+def enqueue(queue: Path, round_: int, tasks: Sequence[Task]) -> list[str]:
+    """Put ``tasks`` (costliest first) in the queue as round ``round_``; their names."""
+    names = []
+    for rank, task in enumerate(tasks):
+        name = f"{round_:03d}-{rank:04d}-{task.family.replace('/', '_')}.yaml"
+        body = {"family": task.family, "jobs": [list(job) for job in task.jobs]}
+        paths.atomic_write(queue / PENDING / name, yaml.safe_dump(body, sort_keys=False))
+        names.append(name)
+    return names
+
+
+def finished(queue: Path, names: Sequence[str]) -> bool:
+    """Every one of the tasks ``names`` ran."""
+    return all((queue / DONE / name).is_file() for name in names)
+
+
+def stop(queue: Path) -> None:
+    """No task will come: each worker stops once its task ends."""
+    paths.atomic_write(queue / STOP, "")
+
+
+def taken(queue: Path, worker: str) -> list[dict[str, Any]]:
+    """The tasks ``worker`` took, in order."""
+    files = sorted((queue / CLAIMED / worker).glob("*.yaml"))
+    return [yaml.safe_load(p.read_text()) for p in files]
+
+
+class Worker:
+    """A worker's side: :meth:`take` the next task (waiting for one), :meth:`batch` its jobs."""
+
+    def __init__(self, queue: Path, name: str, common: Sequence[str]) -> None:
+        self.queue, self.name, self.common = Path(queue), name, list(common)
+        self.current: str | None = None
+        self.jobs: list[list[str]] = []
+
+    def take(self) -> bool:
+        """Mark the task in hand done and take the next one, waiting while the queue is empty;
+        False once the sweep said stop."""
+        if self.current is not None:
+            paths.atomic_write(self.queue / DONE / self.current, f"{self.name}\n")
+            self.current = None
+        mine = self.queue / CLAIMED / self.name
+        mine.mkdir(parents=True, exist_ok=True)
+        while not (self.queue / STOP).exists():
+            for task in sorted((self.queue / PENDING).glob("*.yaml")):
+                try:
+                    os.rename(task, mine / task.name)  # atomic: one worker gets it
+                except FileNotFoundError:
+                    continue  # another worker took it first
+                body = yaml.safe_load((mine / task.name).read_text())
+                self.current = task.name
+                self.jobs = [[*map(str, job), *self.common] for job in body["jobs"]]
+                return True
+            time.sleep(POLL_S)
+        return False
+
+    def batch(self) -> list[list[str]]:
+        """The jobs of the task in hand, each followed by the command line's overrides."""
+        return self.jobs
