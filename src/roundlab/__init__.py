@@ -23,8 +23,6 @@ launcher plugin) imports this package before TensorFlow:
 """
 
 import contextlib
-import importlib.abc
-import importlib.util
 import os
 import re
 import sys
@@ -67,40 +65,17 @@ def _stderr_without_import_noise() -> Iterator[None]:
                 sys.stderr.flush()
 
 
-class _QuietTensorFlow(importlib.abc.MetaPathFinder):
-    """Finds ``tensorflow`` through the other finders and runs its module inside
-    :func:`_stderr_without_import_noise` (as :mod:`roundlab.serving.keras_objects` watches
-    ``keras``); it leaves ``sys.meta_path`` once TensorFlow is imported."""
+from roundlab.serving import keras_objects  # noqa: E402
 
-    def __init__(self) -> None:
-        self.searching = False
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname != "tensorflow" or self.searching:
-            return None
-        self.searching = True
-        try:
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            self.searching = False
-        if spec is None or spec.loader is None:
-            return spec
-        run_module = spec.loader.exec_module
-
-        def exec_module(module: Any) -> None:
-            if self in sys.meta_path:
-                sys.meta_path.remove(self)
-            with _stderr_without_import_noise():
-                run_module(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
+def _quietly(run_module: Any, module: Any) -> None:
+    with _stderr_without_import_noise():
+        run_module(module)
 
 
 if "tensorflow" not in sys.modules:
-    sys.meta_path.insert(0, _QuietTensorFlow())
-
-from roundlab.serving import keras_objects  # noqa: E402
+    # Watches ``tensorflow`` as keras_objects watches ``keras``: the import runs quietly.
+    sys.meta_path.insert(0, keras_objects.ImportHook("tensorflow", _quietly))
 
 # Saved models load with plain keras.saving.load_model once roundlab is imported.
 keras_objects.install()

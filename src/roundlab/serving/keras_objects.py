@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -23,16 +24,16 @@ def register() -> None:
     import roundlab.approaches.layers  # noqa: F401
 
 
-class _AfterKeras(importlib.abc.MetaPathFinder):
-    """Finds ``keras`` through the other finders and registers roundlab's layers after its
-    module has run (TensorFlow also looks ``keras`` up without importing it: only running the
-    module counts)."""
+class ImportHook(importlib.abc.MetaPathFinder):
+    """Finds the module ``name`` through the other finders and runs it as ``run(exec_module,
+    module)`` says; it leaves ``sys.meta_path`` once the module runs (a finder may look a module
+    up without importing it, as TensorFlow does ``keras``: only running the module counts)."""
 
-    def __init__(self) -> None:
-        self.searching = False
+    def __init__(self, name: str, run: Callable[[Callable[[Any], None], Any], None]) -> None:
+        self.name, self.run, self.searching = name, run, False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname != "keras" or self.searching:
+        if fullname != self.name or self.searching:
             return None
         self.searching = True
         try:
@@ -44,17 +45,21 @@ class _AfterKeras(importlib.abc.MetaPathFinder):
         run_module = spec.loader.exec_module
 
         def exec_module(module: Any) -> None:
-            run_module(module)
             if self in sys.meta_path:
                 sys.meta_path.remove(self)
-            register()
+            self.run(run_module, module)
 
         spec.loader.exec_module = exec_module
         return spec
 
 
+def _then_register(run_module: Callable[[Any], None], module: Any) -> None:
+    run_module(module)
+    register()
+
+
 def install() -> None:
     if "keras" in sys.modules:
         register()
-    elif not any(isinstance(f, _AfterKeras) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AfterKeras())
+    elif not any(isinstance(f, ImportHook) and f.name == "keras" for f in sys.meta_path):
+        sys.meta_path.insert(0, ImportHook("keras", _then_register))
