@@ -13,7 +13,7 @@ from roundlab.sweep import vectorized
 from roundlab.tracking import parents, writer
 from roundlab.tracking import store as tracking_store
 from roundlab.tracking.params import run_params
-from roundlab.tracking.tracker import batches
+from roundlab.tracking.tracker import RunTracker, batches
 
 
 @pytest.fixture
@@ -106,3 +106,27 @@ def test_batches_keep_within_mlflow_limits_and_lose_nothing():
     assert [x for b in found for x in b["metrics"]] == metrics
     assert [x for b in found for x in b["params"]] == params
     assert batches([], [], []) == [{"params": [], "tags": [], "metrics": []}]
+
+
+class _FailingStore:
+    """An MLflow client whose store refuses writes (a full disk, a server error)."""
+
+    def __init__(self) -> None:
+        self.ended: list[tuple[str, str]] = []
+
+    def log_batch(self, run_id, **batch):
+        raise OSError("disk full")
+
+    def set_terminated(self, run_id, status):
+        self.ended.append((run_id, status))
+
+
+def test_a_run_whose_record_cannot_be_written_still_ends_with_its_status(tmp_path):
+    store = _FailingStore()
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    logged = batches(["param"], ["tag"], ["metric"])
+    with pytest.raises(OSError, match="disk full"):  # the writer logs it as a warning
+        RunTracker._end(store, "run-1", logged, [], folder, None, "FINISHED")
+    assert store.ended == [("run-1", "FINISHED")]  # not left RUNNING
+    assert not folder.exists()

@@ -204,17 +204,19 @@ class RunTracker:
         """Write a run's record and end it with ``status``: each a transaction of the store,
         and a sweep records hundreds of runs, so as few as MLflow's limits allow."""
         try:
-            for batch in logged:
-                mlflow_client.log_batch(run_id, **batch)
-            if inputs:
-                mlflow_client.log_inputs(run_id, datasets=inputs)
-            mlflow_client.log_artifacts(run_id, str(folder))
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        if model is not None:
-            _log_model(mlflow_client, run_id, *model)
-        # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
-        mlflow_client.set_terminated(run_id, status)
+            try:
+                for batch in logged:
+                    mlflow_client.log_batch(run_id, **batch)
+                if inputs:
+                    mlflow_client.log_inputs(run_id, datasets=inputs)
+                mlflow_client.log_artifacts(run_id, str(folder))
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            if model is not None:
+                _log_model(mlflow_client, run_id, *model)
+        finally:  # a write that failed (a full disk, a server error) still ends the run
+            # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
+            mlflow_client.set_terminated(run_id, status)
 
     def fail(self, reason: str) -> None:
         """End the run FAILED with ``reason`` (the tag ``roundlab.error``) when its result could
