@@ -180,8 +180,6 @@ def _run(
     records = manifest.start(profile, results_dir)
     manifest.add(records, multiruns, results_dir)
     env = environment(profile)
-    if profile.tracking and profile.processes > 1:
-        _prepare_store(tracking_uri)
     started = time.perf_counter()
     queue_dir = sweep_root / QUEUE
 
@@ -222,7 +220,9 @@ def _run(
         multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 
     try:
-        if rounds.settle():
+        if rounds.settle():  # only now: a sweep that trains nothing never opens MLflow
+            if profile.tracking and profile.processes > 1:
+                _prepare_store(tracking_uri)
             count = min(profile.processes, len(rounds.names))
             pool = [Multirun(f"{workers.WORKER}-{i + 1}", (), ()) for i in range(count)]
             log = children.run_multiruns(pool, profile, start, report, ended, tick)
