@@ -1,0 +1,132 @@
+"""The sweep's task queue and its long-lived workers (:mod:`roundlab.sweep.queue`), with real
+processes: every round, not only the first, gets up to ``processes`` workers; two sweeps that
+share a sweep directory keep each one's runs in its own results directory; and with a cluster
+launcher a round's families are submitted together, not one family's jobs after another's."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.slow
+
+SMALL = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
+
+
+def _project(root: Path, **profile_keys) -> Path:
+    """Plain regression and sigmoid_round (two steepness values), two rates, two seeds, 2
+    epochs: its first sweep extends both families' rates in two rounds."""
+    profile = {
+        "seeds": [0, 1],
+        "approaches": ["regression"],
+        "activations": {"sigmoid_round": [5, 10], "hard_round": None},
+        "learning_rates": [0.01, 0.003],
+        "overrides": ["trainer.epochs=2", "model.hidden_sizes=[8]", "trainer.batch_size=64"],
+        "dataset_overrides": {"count": SMALL},
+        "tracking": False,
+        "processes": 2,
+        **profile_keys,
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "params.yaml").write_text(yaml.safe_dump({"datasets": {"count": {}}, "profile": "p"}))
+    (root / "profiles.yaml").write_text(yaml.safe_dump({"p": profile}))
+    (root / "dvc.yaml").write_text("stages: {}\n")
+    return root
+
+
+def _sweep_command(root: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "roundlab.sweep", "--params", str(root / "params.yaml"), *args]
+
+
+def _env(root: Path) -> dict[str, str]:
+    return {**os.environ, "ROUNDLAB_ROOT": str(root)}
+
+
+def _sweep(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        _sweep_command(root, *args),
+        cwd=root,
+        env=_env(root),
+        text=True,
+        capture_output=True,
+        timeout=600,
+    )
+
+
+def _planned(results: Path) -> list[Path]:
+    record = yaml.safe_load((results / "count" / "_sweep.yaml").read_text())
+    return [results / p for p in record["planned"]]
+
+
+def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path):
+    root = _project(tmp_path)
+    first = _sweep(root)
+    assert first.returncode == 0, first.stderr[-3000:]
+    log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
+    assert [r["tasks"] for r in log["rounds"]] == [3, 2, 2]
+    # One planned run to train again, and every extension run: round 0 has one task to queue,
+    # rounds 1 and 2 two each, as in the first sweep.
+    results = root / "results"
+    (results / "count/rounding/sigmoid_round-steepness=5/lr=0.01/seed=0.json").unlink()
+    for path in results.glob("count/*/*/lr=0.0[39]/seed=*.json"):
+        path.unlink()
+
+    again = _sweep(root)
+    assert again.returncode == 0, again.stderr[-3000:]
+    log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
+    assert [r["tasks"] for r in log["rounds"]] == [1, 2, 2]
+    # Two tasks in a round and processes: 2, so two workers; the sweep started as many as the
+    # first round needed and kept that number for the later rounds.
+    assert len(log["multiruns"]) == 2, [m["families"] for m in log["multiruns"]]
+
+
+def test_two_sweeps_sharing_a_sweep_dir_keep_their_runs_in_their_own_results(tmp_path):
+    root = _project(tmp_path, processes=1, rate_extensions=0)
+    sweep_dir, a, b = root / "multirun", root / "results-a", root / "results-b"
+    first = subprocess.Popen(
+        _sweep_command(root, "--results", str(a), "--sweep-dir", str(sweep_dir)),
+        cwd=root,
+        env=_env(root),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list((sweep_dir / "_queue" / "pending").glob("*.yaml")):
+            assert time.monotonic() < deadline and first.poll() is None, (
+                "the first sweep queued nothing"
+            )
+            time.sleep(0.1)
+        second = _sweep(root, "--results", str(b), "--sweep-dir", str(sweep_dir))
+    finally:
+        out, err = first.communicate(timeout=600)
+    assert first.returncode == 0, err[-3000:]
+    missing_a = [str(p.relative_to(a)) for p in _planned(a) if not p.is_file()]
+    assert missing_a == [], f"the first sweep ended 0 without {missing_a}\n{out}"
+    # The second sweep either refuses the directory in use or trains its whole plan into b.
+    if second.returncode == 0:
+        missing_b = [str(p.relative_to(b)) for p in _planned(b) if not p.is_file()]
+        assert missing_b == [], f"the second sweep ended 0 without {missing_b}\n{second.stdout}"
+
+
+def test_a_cluster_launcher_submits_a_rounds_families_together(tmp_path):
+    """With processes: 1 the one worker's round is one submission (its families' stacked
+    groups in flight at once, up to array_parallelism), as before the queue, not one submission
+    per family waited on before the next."""
+    root = _project(tmp_path, processes=1, rate_extensions=0, launcher="vectorized_submitit_local")
+    done = _sweep(root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    worker_log = (root / "multirun" / "worker-1" / "multirun.log").read_text()
+    submitted = [
+        int(n) for n in re.findall(r"(\d+) job\(s\) submitted through submitit", worker_log)
+    ]
+    # one submission of three groups: sigmoid_round's, regression's and hard_round's
+    assert submitted == [3], submitted
