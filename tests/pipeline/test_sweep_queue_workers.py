@@ -130,3 +130,34 @@ def test_a_cluster_launcher_submits_a_rounds_families_together(tmp_path):
     ]
     # one submission of three groups: sigmoid_round's, regression's and hard_round's
     assert submitted == [3], submitted
+
+
+def test_a_sweep_that_fails_between_rounds_leaves_no_worker_running(tmp_path):
+    """Planning round 1 fails (here: its manifest cannot be written, the disk full): the sweep
+    returns 1, and its workers, idle and waiting for round 1's tasks, stop with it rather than
+    poll the queue for as long as the calling process (``roundlab study``) lives."""
+    root = _project(tmp_path, rate_extensions=1)
+    script = (
+        "import os, sys, time\n"
+        "from roundlab.errors import WriteFailed\n"
+        "from roundlab.sweep import extend\n"
+        "def full(*args, **kwargs):\n"
+        "    raise WriteFailed('no space left on device', 28)\n"
+        "extend.extensions = full\n"
+        "from roundlab.sweep.cli import main\n"
+        f"code = main(['--params', {str(root / 'params.yaml')!r}])\n"
+        "time.sleep(3)\n"
+        "me = os.getpid()\n"
+        "kids = open(f'/proc/{me}/task/{me}/children').read().split()\n"
+        "alive = [k for k in kids if open(f'/proc/{k}/stat').read().split()[2] != 'Z']\n"
+        "print('exit', code, 'running', len(alive))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=root,
+        env=_env(root),
+        text=True,
+        capture_output=True,
+        timeout=600,
+    )
+    assert "exit 1 running 0" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
