@@ -70,15 +70,17 @@ def run_multiruns(
     start: Callable[[Multirun], Launched],
     report: Callable[[list[Multirun]], None],
     ended: Callable[[Launched, dict[str, Any]], None],
-    tick: Callable[[], None] = lambda: None,
+    tick: Callable[[], list[Multirun]] = list,
 ) -> list[dict[str, Any]]:
-    """Run the multiruns in plan order, at most ``profile.processes`` at once, and return their
-    log entries in plan order, calling ``report`` with the multiruns started so far every few
-    seconds, ``ended`` with each multirun and its entry as it ends and ``tick`` every poll (the
-    sweep queues its next round there). SIGINT or SIGTERM to the
-    sweep is passed on to every running multirun (a scheduler signals only the sweep's
-    process), so their runs are recorded KILLED before the sweep stops with Interrupted."""
-    pending, running, entries = list(multiruns), [], {}
+    """Run the multiruns in order, at most ``profile.processes`` at once, and return their log
+    entries in that order, calling ``report`` with the multiruns started so far every few
+    seconds, ``ended`` with each multirun and its entry as it ends and ``tick`` every poll,
+    which returns more multiruns to run (the sweep queues its next round there, and adds
+    workers when a round has more tasks than it has workers). SIGINT or SIGTERM to the sweep is
+    passed on to every running multirun (a scheduler signals only the sweep's process), so
+    their runs are recorded KILLED before the sweep stops with Interrupted; any other error of
+    the sweep's own (a full disk between rounds) stops them with SIGTERM before it is raised."""
+    order, pending, running, entries = list(multiruns), list(multiruns), [], {}
     last_report = time.perf_counter()
     with interruption.interruptible():
         try:
@@ -89,19 +91,27 @@ def run_multiruns(
                     running.remove(launched)
                     entries[launched.multirun.family] = log_entry(launched)
                     ended(launched, entries[launched.multirun.family])
-                tick()
+                more = tick()
+                order, pending = order + more, pending + more
                 if time.perf_counter() - last_report >= PROGRESS_EVERY_S:
-                    report(multiruns[: len(multiruns) - len(pending)])
+                    report(order[: len(order) - len(pending)])
                     last_report = time.perf_counter()
                 time.sleep(POLL_S)
         except interruption.Interrupted as err:
-            for launched in running:
-                launched.process.send_signal(err.signum)
-            for launched in running:
-                launched.process.wait()
+            _stop(running, err.signum)
             raise
-    report(multiruns)
-    return [entries[m.family] for m in multiruns]
+        except BaseException:
+            _stop(running, signal.SIGTERM)
+            raise
+    report(order)
+    return [entries[m.family] for m in order]
+
+
+def _stop(running: list[Launched], signum: int) -> None:
+    for launched in running:
+        launched.process.send_signal(signum)
+    for launched in running:
+        launched.process.wait()
 
 
 def log_entry(launched: Launched) -> dict[str, Any]:

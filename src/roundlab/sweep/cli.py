@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
 
         multiruns = plan(profile, resamples_of=resamples.from_configs)
         print(
-            f"{min(profile.processes, len(multiruns))} worker(s) take these multiruns' jobs as "
-            "tasks, the costliest first (jobs whose result files can be kept are set aside first):"
+            f"up to {min(profile.processes, len(multiruns))} worker(s) take each family's jobs, "
+            "those not reused, as a task, the costliest first; each family's jobs as a multirun:"
         )
         for m in sorted(multiruns, key=workers.cost, reverse=True):
             cmd = command(m, profile, results_dir, sweep_root, args.fresh)

@@ -1,4 +1,4 @@
-"""One sweep at a time per results directory.
+"""One sweep at a time per results directory, and per sweep directory.
 
 Two sweeps into one results/ each decide what to reuse before the other has written anything,
 so both train every run, prune each other's files and count reuse wrongly. A sweep therefore
@@ -6,6 +6,9 @@ holds an exclusive ``flock`` on :data:`LOCK_FILE` in results/ while it runs, and
 refuses at once, in one line naming the holder, rather than waiting: a sweep runs for hours,
 a waiting one looks hung, and once the first had finished the second would only reuse what the
 first wrote. (DVC likewise refuses a second ``dvc repro`` in one repository.)
+
+The sweep directory is held the same way: it holds the workers' task queue
+(:mod:`roundlab.sweep.queue`), which a second sweep would clear and fill with its own tasks.
 
 The lock file is not a result file: pruning, the manifest and the report read only
 ``seed=*.json`` files and ``_sweep.yaml``. It is removed when the sweep ends, so a resumed sweep
@@ -27,17 +30,18 @@ LOCK_FILE = ".sweep.lock"
 
 
 class ResultsDirBusy(RuntimeError):
-    """Another sweep holds the results directory's lock."""
+    """Another sweep holds the lock of the results directory (or of the sweep directory)."""
 
 
 @contextlib.contextmanager
-def hold(results_dir: Path) -> Iterator[Path]:
-    """Hold the lock of ``results_dir`` (created if absent) for the block; raises
-    :class:`ResultsDirBusy` naming the holder when another process holds it."""
-    results_dir = Path(results_dir)
-    results_dir.mkdir(parents=True, exist_ok=True)
-    path = results_dir / LOCK_FILE
-    fd = _acquire(path)
+def hold(directory: Path, option: str = "--results") -> Iterator[Path]:
+    """Hold the lock of ``directory`` (created if absent; given by the sweep's ``option``) for
+    the block; raises :class:`ResultsDirBusy` naming the holder when another process holds
+    it."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / LOCK_FILE
+    fd = _acquire(path, option)
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"{_holder()}\n".encode())
@@ -49,7 +53,7 @@ def hold(results_dir: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-def _acquire(path: Path) -> int:
+def _acquire(path: Path, option: str) -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -57,9 +61,10 @@ def _acquire(path: Path) -> int:
         except BlockingIOError:
             os.close(fd)
             holder = _read(path) or "a process that has not written its name yet"
+            kind = "results directory" if option == "--results" else "sweep directory"
             raise ResultsDirBusy(
-                f"a results directory takes one sweep at a time: wait for the other sweep or "
-                f"give this one another --results. Received: {path} held by {holder}"
+                f"a {kind} takes one sweep at a time: wait for the other sweep or "
+                f"give this one another {option}. Received: {path} held by {holder}"
             ) from None
         if _same_file(fd, path):
             return fd

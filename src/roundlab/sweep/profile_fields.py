@@ -117,7 +117,8 @@ def check_override(where: str, text: str) -> None:
     sets itself (``results_dir``, ``hydra.*``)."""
     key, _, value = text.partition("=")
     key = key.lstrip("+~").split("@")[0].strip()
-    if key in ("results_dir", "sweep.only", "sweep.jobs") or key.startswith(("hydra.", "hydra/")):
+    sweep_keys = ("results_dir", "sweep.only", "sweep.jobs", "sweep.queue")
+    if key in sweep_keys or key.startswith(("hydra.", "hydra/")):
         raise ConfigError(
             f"{where} must not set {key}: the sweep sets where every multirun writes. "
             f"Received: {text!r}"

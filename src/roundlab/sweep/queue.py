@@ -10,7 +10,7 @@ the next task, so a costly family does not leave the other workers idle while it
 
 Layout of ``<dir>``::
 
-    pending/<round>-<rank>-<family>.yaml   a task: its family and its jobs (lists of overrides)
+    pending/<round>-<rank>-<family>.yaml   a task: its families, runs and jobs (lists of overrides)
     claimed/<worker>/<task>.yaml            taken by that worker (an atomic rename: once only)
     done/<task>.yaml                        its jobs ran (the worker writes it when it takes
                                             its next task, or stops)
@@ -40,19 +40,25 @@ POLL_S = 0.2  # how often an idle worker looks for a task
 
 @dataclass(frozen=True)
 class Task:
-    """One family's jobs for a worker to run as one multirun batch: each job its overrides,
-    then the worker's command line."""
+    """Jobs for a worker to run as one multirun batch, each its overrides, then the worker's
+    command line: those of ``families`` (one, or a cluster launcher's whole round), ``runs`` of
+    them planned (a job off an allow-list is dropped, not run)."""
 
-    family: str
+    families: tuple[str, ...]
     jobs: tuple[tuple[str, ...], ...]
+    runs: int
 
 
 def enqueue(queue: Path, round_: int, tasks: Sequence[Task]) -> list[str]:
     """Put ``tasks`` (costliest first) in the queue as round ``round_``; their names."""
     names = []
     for rank, task in enumerate(tasks):
-        name = f"{round_:03d}-{rank:04d}-{task.family.replace('/', '_')}.yaml"
-        body = {"family": task.family, "jobs": [list(job) for job in task.jobs]}
+        name = f"{round_:03d}-{rank:04d}-{task.families[0].replace('/', '_')}.yaml"
+        body = {
+            "families": list(task.families),
+            "runs": task.runs,
+            "jobs": [list(job) for job in task.jobs],
+        }
         paths.atomic_write(queue / PENDING / name, yaml.safe_dump(body, sort_keys=False))
         names.append(name)
     return names
@@ -61,6 +67,11 @@ def enqueue(queue: Path, round_: int, tasks: Sequence[Task]) -> list[str]:
 def finished(queue: Path, names: Sequence[str]) -> bool:
     """Every one of the tasks ``names`` ran."""
     return all((queue / DONE / name).is_file() for name in names)
+
+
+def waiting(queue: Path) -> bool:
+    """Some task is still to be taken."""
+    return any((queue / PENDING).glob("*.yaml"))
 
 
 def stop(queue: Path) -> None:

@@ -53,7 +53,8 @@ class Rounds:
                         f"sweep{f' round {n}' if n else ''}: {len(decision.reused)} of {planned} "
                         f"runs reused (same fingerprint), {sum(len(m.runs) for m in left)} to train"
                     )
-            tasks = workers.tasks(left, self.queue_dir)
+            together = self.profile.launcher.startswith(workers.CLUSTER_LAUNCHERS)
+            tasks = workers.tasks(left, self.queue_dir, together)
             self.done += self.batch
             reused = planned - sum(len(m.runs) for m in left)
             self.log.append({"round": n, "runs": planned, "reused": reused, "tasks": len(tasks)})

@@ -37,6 +37,7 @@ directory holds exactly its plan.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -80,7 +81,6 @@ from roundlab.tracking.store import PROFILE_ENV, prepare_store
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
 # of the profiles that ran, not of every profile.
 LOG = "_sweep_log.yaml"
-CLUSTER_LAUNCHER_PREFIX = "vectorized_submitit"
 MULTIRUN_LOG = "multirun.log"  # a multirun's output, in its Hydra sweep directory
 QUEUE = "_queue"  # the workers' task queue (roundlab.sweep.queue), in the sweep directory
 
@@ -96,7 +96,7 @@ def environment(profile: Profile) -> dict[str, str]:
     parallel = profile.jobs * profile.processes
     # A cluster launcher's jobs run on other machines, each with the CPUs its job asked for:
     # this machine's share would be wrong there (and sbatch passes the environment on).
-    if parallel > 1 and not profile.launcher.startswith(CLUSTER_LAUNCHER_PREFIX):
+    if parallel > 1 and not profile.launcher.startswith(workers.CLUSTER_LAUNCHERS):
         threads = str(max(1, (os.cpu_count() or 1) // parallel))
         env.setdefault("TF_NUM_INTRAOP_THREADS", threads)
         env.setdefault("TF_NUM_INTEROP_THREADS", "1")
@@ -160,7 +160,10 @@ def run(
     paths.check_writable(results_dir, "--results")
     paths.check_writable(sweep_root, "--sweep-dir")
     scope = profile.datasets if datasets_only else None
-    with lock.hold(results_dir):
+    with contextlib.ExitStack() as held:
+        held.enter_context(lock.hold(results_dir))
+        if sweep_root != results_dir:  # the workers' task queue is there
+            held.enter_context(lock.hold(sweep_root, "--sweep-dir"))
         return _run(profile, results_dir, sweep_root, fresh, tracking.uri, scope)
 
 
@@ -197,35 +200,47 @@ def _run(
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
     rounds = Rounds(profile, results_dir, queue_dir, records, progress, fresh, multiruns)
     log: list[dict[str, Any]] = []
-    stopped = False
+    pool: list[Multirun] = []
+    stopped = broken = False
 
     def report(started_: list[Multirun]) -> None:
         counts = sum((tally(finished_records(sweep_root / m.family)) for m in started_), Tally())
         progress.update(counts.done, counts.failed, counts.expected)
 
-    def tick() -> None:
+    def workers_for_round() -> list[Multirun]:
+        """As many workers as the round has tasks, up to ``processes``: the ones missing."""
+        wanted = min(profile.processes, len(rounds.names))
+        new = [Multirun(f"{workers.WORKER}-{i + 1}", (), ()) for i in range(len(pool), wanted)]
+        pool.extend(new)
+        return new
+
+    def tick() -> list[Multirun]:
         nonlocal stopped
-        if not stopped and queue.finished(queue_dir, rounds.names) and not rounds.advance():
+        if stopped:
+            return []
+        if broken:  # the other workers finish the round's tasks; no round follows
+            over = not queue.waiting(queue_dir)
+        else:
+            over = queue.finished(queue_dir, rounds.names) and not rounds.advance()
+        if over:
             stopped = True
             queue.stop(queue_dir)
+            return []
+        return workers_for_round()
 
     def ended(one: children.Launched, entry: dict[str, Any]) -> None:
-        nonlocal stopped
-        if entry["exit_code"] != 0 and not stopped:  # the others stop after their task
-            stopped = True
-            queue.stop(queue_dir)
+        nonlocal broken
+        broken = broken or entry["exit_code"] != 0
         taken = queue.taken(queue_dir, one.multirun.family)
-        entry["families"] = [task["family"] for task in taken]
-        entry["runs"] = sum(len(task["jobs"]) for task in taken)
+        entry["families"] = [f for task in taken for f in task["families"]]
+        entry["runs"] = sum(task["runs"] for task in taken)
         multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 
     try:
         if rounds.settle():  # only now: a sweep that trains nothing never opens MLflow
             if profile.tracking and profile.processes > 1:
                 _prepare_store(tracking_uri)
-            count = min(profile.processes, len(rounds.names))
-            pool = [Multirun(f"{workers.WORKER}-{i + 1}", (), ()) for i in range(count)]
-            log = children.run_multiruns(pool, profile, start, report, ended, tick)
+            log = children.run_multiruns(workers_for_round(), profile, start, report, ended, tick)
     finally:
         progress.close()
     wall = round(time.perf_counter() - started, 1)

@@ -41,6 +41,7 @@ RUN_COST = {"classification": 1.25, "ordinal": 1.5}  # any other network run: 1
 NEGATIVE_CONTROL_COST = 0.3
 REFERENCE_COST = 2.0
 ALLOW_LISTS = "allow"  # in the queue directory: a rate-extension family's allow-list
+CLUSTER_LAUNCHERS = "vectorized_submitit"  # the prefix of the launchers that submit jobs
 
 
 def expand(overrides: tuple[str, ...]) -> list[list[str]]:
@@ -63,10 +64,12 @@ def _run_cost(run: RunKey) -> float:
     return RUN_COST.get(run.approach, 1.0)
 
 
-def tasks(multiruns: list[Multirun], queue_dir: Path) -> list[Task]:
+def tasks(multiruns: list[Multirun], queue_dir: Path, together: bool = False) -> list[Task]:
     """One task per family of ``multiruns`` (one round's, each with jobs left), the costliest
-    first. A rate-extension family the sweep could not list job by job keeps its cross product
-    and its allow-list (``sweep.only``, written under ``queue_dir``), as its own multirun did."""
+    first; ``together``: one task for them all (a cluster launcher submits a batch's stacked
+    groups at once, so one worker submits the whole round). A rate-extension family the sweep
+    could not list job by job keeps its cross product and its allow-list (``sweep.only``,
+    written under ``queue_dir``), as its own multirun did."""
     out = []
     for m in sorted(multiruns, key=cost, reverse=True):
         jobs = [list(job) for job in (m.jobs or expand(m.overrides))]
@@ -74,5 +77,9 @@ def tasks(multiruns: list[Multirun], queue_dir: Path) -> list[Task]:
             allow = queue_dir / ALLOW_LISTS / f"{m.family.replace('/', '_')}.yaml"
             paths.atomic_write(allow, extend.allow_list(m))
             jobs = [[*job, f"sweep.only={allow}"] for job in jobs]
-        out.append(Task(m.family, tuple(tuple(job) for job in jobs)))
+        out.append(Task((m.family,), tuple(tuple(job) for job in jobs), len(m.runs)))
+    if together and out:
+        families = tuple(f for task in out for f in task.families)
+        jobs_ = tuple(job for task in out for job in task.jobs)
+        return [Task(families, jobs_, sum(task.runs for task in out))]
     return out
