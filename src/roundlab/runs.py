@@ -14,6 +14,7 @@ it per configuration on the validation split. A sweep plan is a list of them.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -21,7 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from roundlab import approaches
+from omegaconf import OmegaConf
+
+from roundlab import approaches, paths
 from roundlab.errors import ConfigError
 
 DEFAULT_VARIANT = "default"
@@ -215,3 +218,28 @@ def _normal(path: Path) -> Path:
 
 def _number(value: float) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@functools.cache
+def activation_parameters() -> dict[str, tuple[str, float] | None]:
+    """Each catalogued activation's ``(parameter, default)`` (None: it takes none), read from
+    ``conf/activation/<name>.yaml``: every key but ``defaults`` and ``name`` is its parameter.
+    ``python -m roundlab.activations --write`` writes those files from the catalogue and tests
+    keep them equal to it; read here, they cost no TensorFlow import: the sweep plans, names
+    and fingerprints its jobs without it, and the report plans as the sweep did."""
+    out: dict[str, tuple[str, float] | None] = {}
+    for file in sorted((paths.CONF_DIR / "activation").glob("*.yaml")):
+        node = OmegaConf.load(file)
+        params = [(k, float(v)) for k, v in node.items() if k not in ("defaults", "name")]
+        out[str(node.name)] = params[0] if params else None
+    return out
+
+
+def activation_parameter(name: str) -> str | None:
+    """The parameter of the activation ``name`` (None when it takes none); ValueError listing
+    the known names when there is no such activation."""
+    known = activation_parameters()
+    if name not in known:
+        raise ValueError(f"activation must be one of {sorted(known)}. Received: name={name!r}")
+    found = known[name]
+    return None if found is None else found[0]

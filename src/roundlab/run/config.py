@@ -9,14 +9,12 @@ any data is loaded.
 
 Nothing here imports TensorFlow: a sweep composes and fingerprints its jobs' configs in its own
 process before it starts any (:mod:`roundlab.sweep.decide`). The activation schemas therefore
-come from ``conf/activation/<name>.yaml``, which ``python -m roundlab.activations --write``
-writes from the catalogue and tests keep equal to it.
+come from the generated activation configs (:func:`roundlab.runs.activation_parameters`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import MISSING, DictConfig, OmegaConf
 
-from roundlab import approaches, data, paths
+from roundlab import approaches, data, paths, runs
 from roundlab.approaches.label_range import DEFAULT_MAX_CLASSES
 
 
@@ -189,32 +187,10 @@ class Config:
     fail_on_failed_jobs: bool = False
 
 
-@functools.cache
-def activation_parameters() -> dict[str, tuple[str, float] | None]:
-    """Each catalogued activation's ``(parameter, default)`` (None: it takes none), read from
-    ``conf/activation/<name>.yaml``: every key but ``defaults`` and ``name`` is its parameter."""
-    out: dict[str, tuple[str, float] | None] = {}
-    for file in sorted((paths.CONF_DIR / "activation").glob("*.yaml")):
-        node = OmegaConf.load(file)
-        params = [(k, float(v)) for k, v in node.items() if k not in ("defaults", "name")]
-        out[str(node.name)] = params[0] if params else None
-    return out
-
-
-def activation_parameter(name: str) -> str | None:
-    """The parameter of the activation ``name`` (None when it takes none); ValueError listing
-    the known names when there is no such activation."""
-    known = activation_parameters()
-    if name not in known:
-        raise ValueError(f"activation must be one of {sorted(known)}. Received: name={name!r}")
-    found = known[name]
-    return None if found is None else found[0]
-
-
 def activation_schema(name: str) -> type:
     """A dataclass with ``name`` and the activation's parameter, so other keys are refused."""
     fields_ = [("name", str, dataclasses.field(default=name))]
-    found = activation_parameters()[name]
+    found = runs.activation_parameters()[name]
     if found is not None:
         param, default = found
         fields_.append((param, float, dataclasses.field(default=default)))
@@ -233,7 +209,7 @@ def register_configs() -> None:
     cs.store(group="schema/model", name="mlp", node=ModelConfig)
     cs.store(group="schema/trainer", name="trainer", node=TrainerConfig)
     cs.store(group="schema/tracking", name="tracking", node=TrackingConfig)
-    for name in activation_parameters():
+    for name in runs.activation_parameters():
         cs.store(group="schema/activation", name=name, node=activation_schema(name))
 
 

@@ -20,7 +20,7 @@ from hydra.core.override_parser.types import Override, OverrideType
 from hydra.core.utils import filter_overrides
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from roundlab.run.config import activation_parameters
+from roundlab.runs import activation_parameters
 
 log = logging.getLogger(__name__)
 

@@ -23,8 +23,7 @@ from pathlib import Path
 from roundlab import approaches as approach_catalogue
 from roundlab.approaches import ROUNDING
 from roundlab.errors import ConfigError
-from roundlab.run.config import activation_parameter
-from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
+from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey, activation_parameter
 from roundlab.sweep.profile import Profile
 
 # (dataset, its overrides, the dataset config it is composed from) -> its number of resamples
