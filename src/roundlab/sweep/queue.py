@@ -71,7 +71,14 @@ def finished(queue: Path, names: Sequence[str]) -> bool:
 
 def waiting(queue: Path) -> bool:
     """Some task is still to be taken."""
-    return any((queue / PENDING).glob("*.yaml"))
+    return bool(_pending(queue))
+
+
+def _pending(queue: Path) -> list[Path]:
+    """The tasks to take, in order; not the temporary files of tasks being written
+    (:func:`roundlab.paths.atomic_path` names them ``.<name>.tmp-…``, which ``*.yaml`` matches
+    too: a worker that took one would run a half-written task, and the write would fail)."""
+    return sorted(p for p in (queue / PENDING).glob("*.yaml") if not p.name.startswith("."))
 
 
 def stop(queue: Path) -> None:
@@ -102,7 +109,7 @@ class Worker:
         mine = self.queue / CLAIMED / self.name
         mine.mkdir(parents=True, exist_ok=True)
         while not (self.queue / STOP).exists():
-            for task in sorted((self.queue / PENDING).glob("*.yaml")):
+            for task in _pending(self.queue):
                 try:
                     os.rename(task, mine / task.name)  # atomic: one worker gets it
                 except FileNotFoundError:

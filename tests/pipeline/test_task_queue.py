@@ -1,0 +1,42 @@
+"""The sweep's task queue (:mod:`roundlab.sweep.queue`) on its own: tasks are taken once, in
+order, never while they are being written, and a worker stops when told."""
+
+from __future__ import annotations
+
+from roundlab.sweep import queue
+from roundlab.sweep.queue import Task, Worker
+
+
+def _task(family: str) -> Task:
+    return Task((family,), ((f"approach={family}", "seed=0"),), 1)
+
+
+def test_a_task_being_written_is_not_taken(tmp_path):
+    # the temporary file of a task being written (paths.atomic_path's name) matches *.yaml
+    (tmp_path / queue.PENDING).mkdir(parents=True)
+    writing = tmp_path / queue.PENDING / ".000-0001-b.yaml.tmp-1-ab12.yaml"
+    writing.write_text("families: [b]\n")
+    (name,) = queue.enqueue(tmp_path, 0, [_task("a")])
+    worker = Worker(tmp_path, "worker-1", ["trainer.epochs=2"])
+    assert worker.take()
+    assert worker.batch() == [["approach=a", "seed=0", "trainer.epochs=2"]]
+    assert writing.is_file()  # left to its writer
+    assert not queue.waiting(tmp_path)
+    queue.stop(tmp_path)
+    assert not worker.take()
+    assert queue.finished(tmp_path, [name])
+
+
+def test_tasks_are_taken_once_in_round_then_cost_order(tmp_path):
+    names = queue.enqueue(tmp_path, 1, [_task("late")])
+    names += queue.enqueue(tmp_path, 0, [_task("costly"), _task("cheap")])
+    first, second = Worker(tmp_path, "worker-1", []), Worker(tmp_path, "worker-2", [])
+    taken = []
+    for worker in (first, second, first):
+        assert worker.take()
+        taken.append(worker.batch()[0][0])
+    assert taken == ["approach=costly", "approach=cheap", "approach=late"]
+    queue.stop(tmp_path)
+    assert not first.take() and not second.take()
+    assert queue.finished(tmp_path, names)
+    assert [t["families"] for t in queue.taken(tmp_path, "worker-1")] == [["costly"], ["late"]]
