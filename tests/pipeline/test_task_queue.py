@@ -3,7 +3,13 @@ order, never while they are being written, and a worker stops when told."""
 
 from __future__ import annotations
 
-from roundlab.sweep import queue
+import signal
+import subprocess
+import sys
+import time
+
+from roundlab.sweep import children, queue
+from roundlab.sweep.plan import Multirun
 from roundlab.sweep.queue import Task, Worker
 
 
@@ -40,3 +46,24 @@ def test_tasks_are_taken_once_in_round_then_cost_order(tmp_path):
     assert not first.take() and not second.take()
     assert queue.finished(tmp_path, names)
     assert [t["families"] for t in queue.taken(tmp_path, "worker-1")] == [["costly"], ["late"]]
+
+
+def test_a_multirun_that_ignores_the_stop_signal_is_killed_after_the_wait(monkeypatch):
+    stuck = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print('ready', flush=True); time.sleep(600)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert stuck.stdout.readline().strip() == "ready"
+    monkeypatch.setattr(children, "STOP_WAIT_S", 1.0)
+    started = time.monotonic()
+    children._stop(
+        [children.Launched(Multirun("worker-1", (), ()), [], stuck, None)], signal.SIGTERM
+    )
+    assert time.monotonic() - started < 10
+    assert stuck.returncode == -signal.SIGKILL

@@ -32,6 +32,9 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 LINUX = sys.platform.startswith("linux")
 PROGRESS_EVERY_S = 5.0  # how often the sweep counts its running multiruns' finished jobs
 POLL_S = 0.2  # how often it looks for a multirun that ended
+# How long an interrupted multirun gets to record its runs KILLED (a stacked group's members
+# take well under a second each) before it is killed outright.
+STOP_WAIT_S = 60.0
 
 
 def popen_options() -> dict[str, Any]:
@@ -108,10 +111,18 @@ def run_multiruns(
 
 
 def _stop(running: list[Launched], signum: int) -> None:
+    """Pass ``signum`` on and wait for each multirun to record its runs KILLED and exit; one
+    still running after :data:`STOP_WAIT_S` is killed outright (its unclosed MLflow runs are
+    then ended by :mod:`roundlab.tracking.stale_runs`), so a stuck worker never holds the sweep."""
     for launched in running:
         launched.process.send_signal(signum)
+    deadline = time.monotonic() + STOP_WAIT_S
     for launched in running:
-        launched.process.wait()
+        try:
+            launched.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            launched.process.kill()
+            launched.process.wait()
 
 
 def log_entry(launched: Launched) -> dict[str, Any]:
