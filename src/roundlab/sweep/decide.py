@@ -19,6 +19,12 @@ A family whose configs cannot be composed here (an override only its multirun ca
 as a config group added through ``hydra.searchpath``) is left whole to its multirun, which
 reuses its jobs by the same rule or reports what is wrong: deciding here only ever saves a
 process start, it never decides differently.
+
+A composition is kept between sweeps (:mod:`roundlab.sweep.compose_cache`): a resumed sweep
+reads it instead of asking Hydra. A fresh composition is stored only when the config read back
+from its stored text gives the same base (tree, run key, member types, whether it is
+independent) and the same config for other member values: what the cache could lose (the
+schema's node types) then changes nothing this module derives.
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.override_parser.types import Override
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from roundlab.run.config import compose, resolve
 from roundlab.run.fingerprint import data_hash, fingerprint, of_tree, run_code_hash
 from roundlab.runs import RunKey
+from roundlab.sweep.compose_cache import ComposeCache, from_text, to_text
 from roundlab.sweep.jobs import member_values
 from roundlab.sweep.plan import Multirun, command
 from roundlab.sweep.profile import Profile
@@ -58,16 +66,20 @@ Bases = dict[tuple[str, ...], "_Base"]  # composed configs by signature, for one
 
 
 def decide(
-    batch: list[Multirun], profile: Profile, results_dir: Path, bases: Bases | None = None
+    batch: list[Multirun],
+    profile: Profile,
+    results_dir: Path,
+    bases: Bases | None = None,
+    cache: ComposeCache | None = None,
 ) -> Decision:
     """Set aside the reusable jobs of one round's multiruns ``batch``; ``bases``, kept by the
-    sweep across its rounds, saves composing a config again."""
+    sweep across its rounds, saves composing a config again, and ``cache`` across sweeps."""
     bases = {} if bases is None else bases
     common = common_overrides(profile, results_dir)
     left, reused = [], []
     for m in batch:
         try:
-            kept, set_aside = _split(m, common, results_dir, bases)
+            kept, set_aside = _split(m, common, results_dir, bases, cache)
         except Exception as err:  # its multirun composes it again, and says what is wrong
             log.info("%s: jobs left to the multirun (%s)", m.family, err)
             left.append(m)
@@ -80,20 +92,19 @@ def decide(
 
 
 def _split(
-    m: Multirun, common: list[str], results_dir: Path, bases: Bases
+    m: Multirun, common: list[str], results_dir: Path, bases: Bases, cache: ComposeCache | None
 ) -> tuple[list[tuple[tuple[str, ...], RunKey]], list[Path]]:
     """``(kept, reused)``: the jobs of ``m`` still to run with their run keys, and the result
     files of those set aside."""
-    parser = OverridesParser.create()
-    shared = parser.parse_overrides(common)  # parsed once: Hydra's parser costs ~0.5 ms each
+    shared = [_parsed(o) for o in common]
     wanted = {p.as_posix() for p in m.result_files(results_dir)}
     kept, reused = [], []
     for job in (tuple(job) for job in (m.jobs or expand(m.overrides))):
         overrides = [*job, *common]
-        signature, values = member_values([*parser.parse_overrides(list(job)), *shared])
-        base = _base(bases, signature, overrides)
+        signature, values = member_values([*map(_parsed, job), *shared])
+        base = _base(bases, signature, overrides, cache)
         if not set(values) <= set(base.types):  # a member key its config lacks: compose it
-            base, values = _base(bases, tuple(overrides), overrides), {}
+            base, values = _base(bases, tuple(overrides), overrides, cache), {}
         key = base.key(values)
         path = key.result_path(results_dir)
         if m.round and path.as_posix() not in wanted:
@@ -103,6 +114,16 @@ def _split(
         else:
             reused.append(path)
     return kept, reused
+
+
+_PARSER = OverridesParser.create()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(override: str) -> Override:
+    """One override parsed by Hydra's grammar (~0.5 ms each): a plan repeats the same few
+    hundred across its thousands of jobs. Nothing here changes the parsed object."""
+    return _PARSER.parse_overrides([override])[0]
 
 
 @dataclass(frozen=True)
@@ -142,8 +163,10 @@ class _Base:
         return of_tree(_with(self.tree, values, self.types), self.code, self.data)
 
     def config(self, values: dict[str, Any]) -> DictConfig:
-        """The job's own resolved config, as its launcher derives it."""
-        return _derived(self.raw, values)
+        """The job's own resolved config, as its launcher derives it: each value of its
+        schema's type, as a typed node would take it (a stored ``raw`` has no node types), and
+        a value no type holds exactly is refused (its multirun says what is wrong)."""
+        return _derived(self.raw, {k: _exact(self.types[k], v) for k, v in values.items()})
 
 
 def _derived(raw: DictConfig, values: dict[str, Any]) -> DictConfig:
@@ -155,6 +178,12 @@ def _derived(raw: DictConfig, values: dict[str, Any]) -> DictConfig:
     return resolve(cfg)
 
 
+def _exact(kind: type, value: Any) -> Any:
+    if isinstance(value, bool) or kind(value) != value:
+        raise ValueError(f"a member value must be a {kind.__name__}. Received: value={value!r}")
+    return kind(value)
+
+
 def _with(tree: dict[str, Any], values: dict[str, Any], types: dict[str, type]) -> dict[str, Any]:
     """A copy of ``tree`` with the dotted keys of ``values`` set, each cast to its type."""
     tree = copy.deepcopy(tree)
@@ -164,35 +193,76 @@ def _with(tree: dict[str, Any], values: dict[str, Any], types: dict[str, type]) 
     return tree
 
 
-def _base(bases: Bases, signature: tuple[str, ...], overrides: list[str]) -> _Base:
-    """The base of the jobs with ``signature``, composed from the first job's ``overrides``."""
+def _base(
+    bases: Bases, signature: tuple[str, ...], overrides: list[str], cache: ComposeCache | None
+) -> _Base:
+    """The base of the jobs with ``signature``, composed from the first job's ``overrides``
+    (or read from ``cache``)."""
     if signature not in bases:
+        raw = None if cache is None else cache.lookup(overrides)
+        if raw is not None:
+            bases[signature] = _made(raw)[0]
+            return bases[signature]
         raw = compose(overrides)
         with open_dict(raw):
             raw.pop("hydra", None)
-        cfg = resolve(raw)
-        tree = OmegaConf.to_container(cfg, resolve=True)
-        members = ("seed", "trainer.learning_rate", *(f"activation.{k}" for k in cfg.activation))
-        types = {
-            key: type(found)
-            for key in members
-            if isinstance(found := OmegaConf.select(cfg, key), int | float)
-            and not isinstance(found, bool)
-        }
-        # Other member values, set the launcher's way and resolved: does anything else move?
-        probe = {key: kind(OmegaConf.select(cfg, key) * 3 + 7) for key, kind in types.items()}
-        moved = OmegaConf.to_container(_derived(raw, probe), resolve=True)
-        bases[signature] = _Base(
-            raw,
-            tree,
-            RunKey.from_config(cfg),
-            run_code_hash(cfg),
-            data_hash(cfg.dataset),
-            types,
-            bool(cfg.sweep.resume),
-            moved == _with(tree, probe, types),
-        )
+        base, moved = _made(raw)
+        if cache is not None:
+            stored = from_text(to_text(raw))
+            again, moved_again = _made(stored)
+            if _same(base, again) and _typed(moved) == _typed(moved_again):
+                cache.store(overrides, raw)
+        bases[signature] = base
     return bases[signature]
+
+
+def _made(raw: DictConfig) -> tuple[_Base, dict[str, Any]]:
+    """The base of the composed config ``raw``, and its config resolved with other member
+    values (the probe that tells whether anything else depends on them)."""
+    cfg = resolve(raw)
+    tree = OmegaConf.to_container(cfg, resolve=True)
+    members = ("seed", "trainer.learning_rate", *(f"activation.{k}" for k in cfg.activation))
+    types = {
+        key: type(found)
+        for key in members
+        if isinstance(found := OmegaConf.select(cfg, key), int | float)
+        and not isinstance(found, bool)
+    }
+    # Other member values, set the launcher's way and resolved: does anything else move?
+    probe = {key: kind(OmegaConf.select(cfg, key) * 3 + 7) for key, kind in types.items()}
+    moved = OmegaConf.to_container(_derived(raw, probe), resolve=True)
+    base = _Base(
+        raw,
+        tree,
+        RunKey.from_config(cfg),
+        run_code_hash(cfg),
+        data_hash(cfg.dataset),
+        types,
+        bool(cfg.sweep.resume),
+        moved == _with(tree, probe, types),
+    )
+    return base, moved
+
+
+def _same(a: _Base, b: _Base) -> bool:
+    """Everything but the config objects themselves, with the types of every leaf."""
+    return (a.run, a.code, a.data, a.types, a.resume, a.independent) == (
+        b.run,
+        b.code,
+        b.data,
+        b.types,
+        b.resume,
+        b.independent,
+    ) and _typed(a.tree) == _typed(b.tree)
+
+
+def _typed(tree: Any) -> Any:
+    """``tree`` with each leaf paired with its type: ``5 == 5.0`` is not the same config."""
+    if isinstance(tree, dict):
+        return {k: _typed(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_typed(v) for v in tree]
+    return (type(tree), tree)
 
 
 def common_overrides(profile: Profile, results_dir: Path) -> list[str]:

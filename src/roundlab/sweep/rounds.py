@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.sweep import extend, manifest, queue, workers
+from roundlab.sweep.compose_cache import ComposeCache
 from roundlab.sweep.decide import Bases, decide
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import Profile
@@ -23,7 +24,8 @@ from roundlab.sweep.progress import Progress
 class Rounds:
     """The rounds of one sweep, from ``batch`` (its planned multiruns) on. ``fresh``: set no
     job aside. ``names``: the queued tasks of the round under way; ``log``: one entry per round
-    (its runs, how many were reused before any worker, its tasks)."""
+    (its runs, how many were reused before any worker, its tasks). ``cache``: the compositions
+    kept between sweeps (:mod:`roundlab.sweep.compose_cache`)."""
 
     profile: Profile
     results_dir: Path
@@ -37,6 +39,7 @@ class Rounds:
     names: list[str] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     bases: Bases = field(default_factory=dict)
+    cache: ComposeCache | None = None
 
     def settle(self) -> bool:
         """Decide rounds from the current one on until one has jobs to run, and queue them
@@ -45,7 +48,9 @@ class Rounds:
             n, left = self.batch[0].round, self.batch
             planned = sum(len(m.runs) for m in self.batch)
             if not self.fresh:
-                decision = decide(self.batch, self.profile, self.results_dir, self.bases)
+                decision = decide(
+                    self.batch, self.profile, self.results_dir, self.bases, self.cache
+                )
                 left, self.reused = decision.left, self.reused + decision.reused
                 self.progress.grow(-len(decision.reused))
                 if decision.reused:

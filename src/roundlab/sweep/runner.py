@@ -28,11 +28,12 @@ carries the job's fingerprint (config, code, data) is not trained again
 (:mod:`roundlab.sweep.resume`), so a rerun after a crash trains only what is missing or
 changed; ``fresh`` retrains every job. The sweep finds those jobs itself before each round
 (:mod:`roundlab.sweep.decide`, without TensorFlow) and starts workers only for the jobs left:
-a rerun with nothing to train starts no process. Result files of runs no longer in the plan, and the
-temporary files of killed writes, are removed first, except those an extension could plan again
-(:func:`roundlab.sweep.extend.candidates`: the same rounds, from the same result files, reuse
-them); once the rounds end, result files no round planned are removed too: each dataset's
-directory holds exactly its plan.
+a rerun with nothing to train starts no process, and reads the configs it composed before from
+``<sweep dir>/.compose-cache/`` (:mod:`roundlab.sweep.compose_cache`). Result files of runs no
+longer in the plan, and the temporary files of killed writes, are removed first, except those
+an extension could plan again (:func:`roundlab.sweep.extend.candidates`: the same rounds, from
+the same result files, reuse them); once the rounds end, result files no round planned are
+removed too: each dataset's directory holds exactly its plan.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from roundlab.run.status import finished_records
 from roundlab.runs import RunKey
 from roundlab.sweep import (
     children,
+    compose_cache,
     extend,
     lock,
     manifest,
@@ -199,6 +201,7 @@ def _run(
 
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
     rounds = Rounds(profile, results_dir, queue_dir, records, progress, fresh, multiruns)
+    rounds.cache = compose_cache.ComposeCache(sweep_root / compose_cache.DIRECTORY)
     log: list[dict[str, Any]] = []
     pool: list[Multirun] = []
     stopped = broken = False
