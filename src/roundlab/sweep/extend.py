@@ -26,6 +26,7 @@ import yaml
 
 from roundlab import results
 from roundlab.runs import DEFAULT_LEARNING_RATE, RunKey
+from roundlab.sweep import result_reads
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import Profile
 from roundlab.sweep.rates import Trial, ladder, next_rate
@@ -59,7 +60,7 @@ def _trials(keys: list[RunKey], results_dir: Path) -> list[Trial] | None:
     by_rate: dict[float, list[results.RunResult]] = defaultdict(list)
     for key in keys:
         try:
-            by_rate[key.learning_rate].append(results.read(key.result_path(results_dir)))
+            by_rate[key.learning_rate].append(result_reads.read(key.result_path(results_dir)))
         except (ValueError, OSError):
             return None
     return [Trial.of(rate, runs) for rate, runs in sorted(by_rate.items())]

@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from roundlab import results
 from roundlab.run.status import job_statuses
+from roundlab.sweep import result_reads
 
 # Set by roundlab.sweep for its multiruns: it shows the progress of its whole plan itself.
 QUIET_ENV = "ROUNDLAB_SWEEP_PROGRESS"
@@ -98,7 +99,7 @@ def _expected_file(path: str, mtime_ns: int) -> bool:
 
 def _read(path: Path) -> results.RunResult | None:
     try:
-        return results.read(path)
+        return result_reads.read(path)
     except (ValueError, OSError):  # absent, unreadable or edited: not a run that ended
         return None
 

@@ -36,13 +36,13 @@ from pathlib import Path
 import yaml
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import results
 from roundlab.paths import atomic_write
 from roundlab.results import FINISHED, RunResult
 from roundlab.run.config import resolve
 from roundlab.run.fingerprint import fingerprint
 from roundlab.runs import RunKey
 from roundlab.serving.archive import model_problem
+from roundlab.sweep import result_reads
 from roundlab.sweep.housekeeping import REUSED_MARK
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def kept(path: Path, current: Callable[[], str]) -> RunResult | None:
     if not path.is_file():
         return None
     try:
-        old = results.read(path)
+        old = result_reads.read(path)
         now = current()
     except (ValueError, OSError):  # an unreadable or edited file, or data: training reports it
         return None
