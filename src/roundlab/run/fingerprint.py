@@ -36,8 +36,9 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab import approaches
-from roundlab.data import registry, stored_meta, to_config
+from roundlab import approaches, paths
+from roundlab.data import registry, store, stored_meta, to_config
+from roundlab.data.csv_table import resolve
 from roundlab.results import FAILED, RunResult
 from roundlab.run.code_scope import activation_modules, code_files
 from roundlab.runs import RUN_INDEPENDENT_KEYS
@@ -115,8 +116,49 @@ def code_hash(approach: str | None = None, activations: tuple[str, ...] = ()) ->
 def data_hash(dataset_cfg: Any) -> str:
     """What the run's data is made of: the stored files' recorded hashes when training reads
     ``data/<name>/`` (as :func:`roundlab.data.materialize` decides), else the dataset config and
-    its input files' hashes. Raises ValueError for a dataset config that cannot be generated."""
+    its input files' hashes. Raises ValueError for a dataset config that cannot be generated.
+
+    Computed once per process and dataset config while the files it was computed from (the
+    directory's meta.json, the input files) keep their ``stat`` (modification time, size,
+    inode): a sweep's bases share a handful of dataset configs, and data written during the
+    sweep (a worker materialising ``data/<name>/``) or an input edited is hashed again."""
+    tree = dataset_cfg if not isinstance(dataset_cfg, DictConfig) else _plain(dataset_cfg)
+    key = json.dumps(
+        [tree, str(paths.data_dir()), str(paths.project_root())], sort_keys=True, default=str
+    )
+    found = _DATA_HASHES.get(key)
+    if found is not None and found[1] == _stats(found[0]):
+        return found[2]
     cfg = to_config(dataset_cfg)
+    watched = (paths.data_dir() / cfg.name / store.META,) + tuple(
+        resolve(p) for p in registry.get(cfg.generator).sources(cfg)
+    )
+    before = _stats(watched)
+    digest = _data_hash(cfg)
+    _DATA_HASHES[key] = (watched, before, digest)
+    return digest
+
+
+_DATA_HASHES: dict[str, tuple[tuple[Path, ...], tuple[Any, ...], str]] = {}
+
+
+def _plain(cfg: DictConfig) -> Any:
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def _stats(files: tuple[Path, ...]) -> tuple[Any, ...]:
+    """Each file's (mtime_ns, size, inode), None for one that is not there."""
+    out = []
+    for file in files:
+        try:
+            info = file.stat()
+            out.append((info.st_mtime_ns, info.st_size, info.st_ino))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _data_hash(cfg: Any) -> str:
     meta = stored_meta(cfg)
     if meta is not None:  # the run's own resample, for a dataset with several
         files = {
