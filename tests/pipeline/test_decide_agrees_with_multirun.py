@@ -54,7 +54,7 @@ def test_a_config_value_interpolating_the_seed_gives_each_job_its_own_fingerprin
     for job in decide.expand(m.overrides):
         full = [*job, *common]
         signature, values = member_values(OverridesParser.create().parse_overrides(full))
-        derived = decide._base(bases, signature, full).fingerprint(values)
+        derived = decide._base(bases, signature, full, None).fingerprint(values)
         assert derived == fingerprint(resolve(compose(full))), job
 
 

@@ -61,7 +61,7 @@ def test_the_sweep_fingerprints_every_job_as_its_multirun_does(tmp_path, monkeyp
         for job, cfg in zip(decide.expand(m.overrides), launched, strict=True):
             full = [*job, *common]
             signature, values = member_values(OverridesParser.create().parse_overrides(full))
-            base = decide._base(bases, signature, full)
+            base = decide._base(bases, signature, full, None)
             assert base.key(values) == RunKey.from_config(cfg)
             assert base.fingerprint(values) == fingerprint(cfg), job
             checked += 1
