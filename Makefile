@@ -88,6 +88,6 @@ ui: setup ## Browse the runs: mlflow ui (one worker) on the project's store at h
 
 # reports/metrics and reports/plots stay: git tracks them (DVC compares revisions with them).
 clean: ## Remove caches and generated outputs (data/, results/, reports/ but its git-tracked headline, metrics and plots, outputs/, multirun/, mlflow.db); keeps .venv
-	rm -rf .pytest_cache .ruff_cache .hypothesis outputs multirun results data mlflow.db mlartifacts
+	rm -rf .pytest_cache .ruff_cache .hypothesis outputs multirun results data mlflow.db mlflow.db-wal mlflow.db-shm mlartifacts
 	find reports -mindepth 1 -maxdepth 1 ! -name .gitkeep ! -name headline.json ! -name metrics ! -name plots -exec rm -rf {} +
 	find . -name __pycache__ -type d -not -path './$(VENV)/*' -exec rm -rf {} +
