@@ -128,7 +128,7 @@ def test_stacked_folds_select_what_keras_fit_folds_select(name):
 
     def predictor(m, weights):
         shared.model.set_weights(weights)
-        return evaluation.readouts(evaluation.batched(shared.model), approach)
+        return evaluation.readouts(evaluation.inference(shared), approach)
 
     [(cv, refit)] = stacked_kfold.cross_validate(
         approach,

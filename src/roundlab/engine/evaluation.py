@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from roundlab import metrics
+from roundlab import activations, metrics
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine.models import Network
@@ -111,27 +111,109 @@ def batched(model: Any, batch: int = 8192) -> Forward:
     return forward
 
 
+def inference(network: Network, pre_activation: bool = False, batch: int = 8192) -> Forward:
+    """The forward pass of ``network`` (its output, or with ``pre_activation`` the output unit
+    before the head) in inference mode, in batches, as one traced graph (not XLA) per network
+    and per parameter of its rounding activations.
+
+    An eager Keras call dispatches every layer from Python (about 10 ms for the default MLP with
+    a rounding head), and a stacked group evaluates each of its members in one network
+    (:func:`roundlab.sweep.vectorized.record_member`), on every split: traced once, a call costs
+    a fraction of a millisecond. The weights are variables the graph reads, so loading another
+    member's weights needs no new trace; an activation's parameter (``steepness=5``) is a Python
+    value fixed at tracing, so each parameter gets its own graph (:func:`_activation_state`).
+    """
+    if pre_activation:  # before the head: the same graph for every parameter
+        return traced(network.pre_activation, network.graphs, ("pre_activation",), batch)
+    return traced(network.model, network.graphs, ("forward", _activation_state(network)), batch)
+
+
+def traced(model: Any, graphs: dict[tuple, Any], key: tuple = (), batch: int = 8192) -> Forward:
+    """``model(x, training=False)`` in batches through the graph ``graphs[key]``, traced on
+    first use. Every engine scores, and a saved model predicts, through such a graph: TensorFlow
+    may rewrite a graph's arithmetic (fused ops), so its outputs can differ from an eager call's
+    in the last bit, and a served model must give what its run was scored on."""
+    if key not in graphs:
+        spec = tf.TensorSpec([None, model.input_shape[-1]], tf.float32)
+        graphs[key] = _quiet(
+            tf.function(
+                lambda x: model(x, training=False),
+                input_signature=[spec],
+                jit_compile=False,
+                autograph=False,  # plain Keras calls: nothing to convert
+            )
+        )
+    graph = graphs[key]
+
+    def forward(x: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [graph(_float32(x[i : i + batch])).numpy() for i in range(0, len(x), batch)]
+        )
+
+    return forward
+
+
 def zero_grad_fraction(
-    pre_activation: Forward, approach: Approach, x: np.ndarray, y: np.ndarray, batch: int = 4096
+    network: Network, approach: Approach, x: np.ndarray, y: np.ndarray, batch: int = 4096
 ) -> float:
     """Fraction of training examples whose loss gradient w.r.t. the output unit before the head
     (the pre-activation output; all logits for classification) is exactly zero, in inference
-    mode. Those examples no longer teach the network anything."""
+    mode. Those examples no longer teach the network anything. Traced as :func:`inference` is."""
+    pre_activation = inference(network, pre_activation=True)
+    key = ("zero_grad", _activation_state(network))
+    if key not in network.graphs:
+        units = network.pre_activation.output_shape[-1]
+        specs = [tf.TensorSpec([None, units], tf.float32), tf.TensorSpec([None], tf.float32)]
+        network.graphs[key] = _quiet(
+            tf.function(
+                lambda z, t: _zero_rows(approach, z, t),
+                input_signature=specs,
+                jit_compile=False,
+                autograph=False,
+            )
+        )
+    zero_rows = network.graphs[key]
     zero = 0
     for start in range(0, len(x), batch):
-        z = tf.convert_to_tensor(pre_activation(x[start : start + batch]))
-        with tf.GradientTape() as tape:
-            tape.watch(z)
-            out = z
-            for layer in approach.head:
-                out = layer(out)
-            loss = tf.reduce_sum(approach.loss(y[start : start + batch], out))
-        grad = tape.gradient(loss, z)
-        if grad is None:
-            zero += len(z)
-        else:
-            zero += int(tf.reduce_sum(tf.cast(tf.reduce_all(grad == 0, axis=-1), tf.int32)))
+        z = pre_activation(x[start : start + batch])
+        zero += int(zero_rows(_float32(z), _float32(y[start : start + batch])))
     return zero / len(x)
+
+
+def _zero_rows(approach: Approach, z: tf.Tensor, y: tf.Tensor) -> tf.Tensor:
+    """How many rows of ``z`` get an all-zero loss gradient through the approach's head."""
+    with tf.GradientTape() as tape:
+        tape.watch(z)
+        out = z
+        for layer in approach.head:
+            out = layer(out)
+        loss = tf.reduce_sum(approach.loss(y, out))
+    grad = tape.gradient(loss, z)
+    if grad is None:  # the head cuts the gradient for every row
+        return tf.shape(z)[0]
+    return tf.reduce_sum(tf.cast(tf.reduce_all(grad == 0, axis=-1), tf.int32))
+
+
+def _activation_state(network: Network) -> tuple[str, ...]:
+    """The rounding activations of ``network`` with their parameters, e.g.
+    ``("Activation('sigmoid_round', steepness=5.0)",)``: what a traced graph fixes."""
+    return tuple(
+        repr(layer.activation)
+        for layer in network.model.layers
+        if isinstance(getattr(layer, "activation", None), activations.Activation)
+    )
+
+
+def _quiet(function: Any) -> Any:
+    """``function`` without TensorFlow's "frequent retracing" warning: it counts the traces of
+    every function made from the same code, and one graph per network and parameter is the
+    point here, not a mistake."""
+    function._omit_frequent_tracing_warning = True
+    return function
+
+
+def _float32(x: Any) -> tf.Tensor:
+    return tf.convert_to_tensor(np.asarray(x), tf.float32)
 
 
 def fill_result(
@@ -148,8 +230,6 @@ def fill_result(
     result.history = fitted.history
     result.best_epoch, result.epochs_run = fitted.best_epoch, fitted.epochs_run
     result.converged = fitted.converged
-    result.metrics, result.baseline = score(batched(network.model), approach, x, dataset)
+    result.metrics, result.baseline = score(inference(network), approach, x, dataset)
     result.oracle = oracle(dataset, result.metrics)
-    result.zero_grad_fraction = zero_grad_fraction(
-        batched(network.pre_activation), approach, x["train"], y["train"]
-    )
+    result.zero_grad_fraction = zero_grad_fraction(network, approach, x["train"], y["train"])

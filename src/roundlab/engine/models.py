@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import keras
@@ -22,6 +22,9 @@ class Network:
     pre_activation: keras.Model
     head: list[keras.layers.Layer]
     activation_names: tuple[str, ...]  # the hidden and output activations, for messages
+    # Traced inference functions by what they compute (roundlab.engine.evaluation.inference):
+    # a group's members are evaluated one after another in this one network.
+    graphs: dict[tuple, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def supports_jit(self) -> bool:

@@ -88,7 +88,7 @@ def cross_validate(
         x = {"train": x_dev[tr], "val": x_dev[held]}
         y = {"train": targets[tr], "val": targets[held]}
         cv.fits.append(fit(network, approach, x, y, trainer, stopping, jit, shown, cap))
-        predict = evaluation.readouts(evaluation.batched(network.model), approach)
+        predict = evaluation.readouts(evaluation.inference(network), approach)
         scores, baseline = kfold.fold_scores(predict, x_dev, y_dev, folds, f)
         cv.scores.append(scores)
         cv.baselines.append(baseline)

@@ -31,7 +31,7 @@ from omegaconf import OmegaConf
 
 from roundlab import approaches, paths, results
 from roundlab.data import Dataset
-from roundlab.engine.evaluation import Standardization, batched
+from roundlab.engine.evaluation import Standardization, traced
 from roundlab.serving import keras_objects
 from roundlab.serving.archive import model_problem
 
@@ -147,6 +147,7 @@ class Predictor:
 
     def __init__(self, card: ModelCard, model: Any, config: Mapping[str, Any]) -> None:
         self.card, self.model = card, model
+        self._forward = traced(model, {})  # the graph its run was scored through
         labels = np.asarray(card.label_range, dtype=np.int64)
         self.decode = approaches.build(OmegaConf.create(dict(config)), labels).decode
 
@@ -170,7 +171,7 @@ class Predictor:
         """Integer predictions (int64) for raw features, columns in ``card.features`` order."""
         if len(raw) == 0:
             return np.empty(0, dtype=np.int64)
-        return self.decode(batched(self.model)(self.card.network_input(raw)))
+        return self.decode(self._forward(self.card.network_input(raw)))
 
     def predict_table(self, table: Mapping[str, Sequence[Any]], source: str) -> np.ndarray:
         return self.predict(feature_matrix(table, self.card.features, source))

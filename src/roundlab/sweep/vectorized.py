@@ -172,7 +172,7 @@ def _cross_validate(
 
     def predictor(m: int, weights: list[np.ndarray]) -> kfold.Predict:
         approach = _load_member(group, m, weights)
-        return evaluation.readouts(evaluation.batched(group.network.model), approach)
+        return evaluation.readouts(evaluation.inference(group.network), approach)
 
     selected = stacked_kfold.cross_validate(
         group.approach, members, x_dev, y_dev, folds, predictor, **train
