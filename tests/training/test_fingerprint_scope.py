@@ -74,6 +74,7 @@ def _fingerprints(configs) -> dict[str, str]:
         ("report/headline.py", NO_RUN),
         ("study/cli.py", NO_RUN),
         ("engine/epoch_log.py", NO_RUN),
+        ("run/config.py", NO_RUN),  # it makes the config, which is hashed itself
         ("activations/sigmoid.py", {"sigmoid_round", "regression, hidden sigmoid_round"}),
         ("activations/straight_through.py", {"comb_round"}),  # comb_round's backward pass
         ("approaches/classification.py", {"classification"}),
@@ -110,6 +111,7 @@ def test_the_files_every_run_depends_on_are_the_training_side_only():
     assert "activations/_ops.py" in files  # numpy_bridge, which every run imports, uses it
     top = {f.split("/")[0] for f in files}
     assert not top & {"tracking", "serving", "report", "study"}
+    assert "run/config.py" not in files
     assert {f for f in files if f.startswith("sweep/")} == {
         "sweep/grouping.py",
         "sweep/vectorized.py",

@@ -24,6 +24,9 @@ never enters :data:`EXCLUDED`, code that runs around a result without changing i
 - ``roundlab.engine.epoch_log``: the per-epoch log lines of a run started by hand.
 - ``roundlab.run.fingerprint`` and this module: they compute the fingerprint; a change to what
   they cover changes the hashes they give.
+- ``roundlab.run.config``: the schemas and the composition make the config, and the resolved
+  config is hashed itself (a changed default changes it; an edit that changes no config, such
+  as a faster composition, retrains nothing).
 - ``roundlab.report`` and ``roundlab.study``: they read result files and start the
   pipeline's commands (no root reaches them; listed so that no future import pulls them in).
 - every ``__main__``: a command-line entry, never imported by a run.
@@ -57,6 +60,8 @@ EXCLUDED = (
     "roundlab.engine.epoch_log",
     "roundlab.run.fingerprint",
     "roundlab.run.code_scope",
+    # the schemas and composition: what they make is the config, which is hashed itself
+    "roundlab.run.config",
     "roundlab.report",
     "roundlab.study",
 )
