@@ -59,7 +59,7 @@ class Rounds:
                         f"runs reused (same fingerprint), {sum(len(m.runs) for m in left)} to train"
                     )
             together = self.profile.launcher.startswith(workers.CLUSTER_LAUNCHERS)
-            tasks = workers.tasks(left, self.queue_dir, together)
+            tasks = workers.tasks(left, self.queue_dir, together, self.profile.processes)
             self.done += self.batch
             reused = planned - sum(len(m.runs) for m in left)
             self.log.append({"round": n, "runs": planned, "reused": reused, "tasks": len(tasks)})

@@ -33,6 +33,7 @@ from roundlab.approaches import ROUNDING
 from roundlab.results import NEGATIVE_CONTROLS
 from roundlab.runs import RunKey
 from roundlab.sweep import extend
+from roundlab.sweep.jobs import member_values
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.queue import Task
 
@@ -64,22 +65,46 @@ def _run_cost(run: RunKey) -> float:
     return RUN_COST.get(run.approach, 1.0)
 
 
-def tasks(multiruns: list[Multirun], queue_dir: Path, together: bool = False) -> list[Task]:
-    """One task per family of ``multiruns`` (one round's, each with jobs left), the costliest
-    first; ``together``: one task for them all (a cluster launcher submits a batch's stacked
-    groups at once, so one worker submits the whole round). A rate-extension family the sweep
-    could not list job by job keeps its cross product and its allow-list (``sweep.only``,
-    written under ``queue_dir``), as its own multirun did."""
-    out = []
-    for m in sorted(multiruns, key=cost, reverse=True):
-        jobs = [list(job) for job in (m.jobs or expand(m.overrides))]
+def tasks(
+    multiruns: list[Multirun], queue_dir: Path, together: bool = False, workers: int = 1
+) -> list[Task]:
+    """The tasks of one round's ``multiruns`` (each with jobs left), the costliest first: one
+    per family, but a family costing more than a ``workers``-th of the round's half (the last
+    round's ordinal extensions, say) becomes a task per stacked group (:func:`_by_group`), so
+    that it does not keep one worker busy while the others have nothing left; ``together``:
+    one task for them all (a cluster launcher submits a batch's stacked groups at once, so one
+    worker submits the whole round). A rate-extension family the sweep could not list job by
+    job keeps its cross product and its allow-list (``sweep.only``, written under
+    ``queue_dir``), as its own multirun did."""
+    share = sum(cost(m) for m in multiruns) / (2 * workers)
+    units = []
+    for m in multiruns:
+        jobs = [tuple(job) for job in (m.jobs or expand(m.overrides))]
         if m.round and not m.jobs:
             allow = queue_dir / ALLOW_LISTS / f"{m.family.replace('/', '_')}.yaml"
             paths.atomic_write(allow, extend.allow_list(m))
-            jobs = [[*job, f"sweep.only={allow}"] for job in jobs]
-        out.append(Task((m.family,), tuple(tuple(job) for job in jobs), len(m.runs)))
+            jobs = [(*job, f"sweep.only={allow}") for job in jobs]
+            units.append((cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
+        elif workers > 1 and not together and cost(m) > share:
+            units += [(cost(m) * g.runs / len(jobs), g) for g in _by_group(m.family, jobs)]
+        else:
+            units.append((cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
+    out = [task for _, task in sorted(units, key=lambda unit: unit[0], reverse=True)]
     if together and out:
         families = tuple(f for task in out for f in task.families)
         jobs_ = tuple(job for task in out for job in task.jobs)
         return [Task(families, jobs_, sum(task.runs for task in out))]
     return out
+
+
+def _by_group(family: str, jobs: list[tuple[str, ...]]) -> list[Task]:
+    """A task per set of ``jobs`` that differ only in a member's own values (seed, learning
+    rate, the activation's parameter: :func:`roundlab.sweep.jobs.member_values`), in the order
+    of their first job. Only such jobs share a stacked program, so splitting there costs no
+    group; each task composes its config once, as the family would per set."""
+    parser = OverridesParser.create()
+    sets: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for job in jobs:
+        signature, _ = member_values(parser.parse_overrides(list(job)))
+        sets.setdefault(signature, []).append(job)
+    return [Task((family,), tuple(group), len(group)) for group in sets.values()]

@@ -1,0 +1,72 @@
+"""How a round's families become the workers' tasks (roundlab.sweep.workers.tasks): the
+costliest first, and a family that would keep one worker busy while the others have nothing
+left split where no stacked group spans the split."""
+
+from __future__ import annotations
+
+from roundlab.runs import RunKey
+from roundlab.sweep import workers
+from roundlab.sweep.plan import Multirun
+
+SEEDS = (0, 1, 2, 3, 4)
+
+
+def _ordinal(round_: int = 2) -> Multirun:
+    """The last round's ordinal extension: both methods at one new rate, five seeds."""
+    runs, jobs = [], []
+    for method in ("corn", "coral"):
+        for seed in SEEDS:
+            runs.append(RunKey("affine", "ordinal", seed=seed, learning_rate=0.09, method=method))
+            jobs.append(
+                (
+                    "approach=ordinal",
+                    f"approach.method={method}",
+                    "dataset=affine",
+                    "trainer.learning_rate=0.09",
+                    f"seed={seed}",
+                )
+            )
+    return Multirun("rate_extensions/2/ordinal", (), tuple(runs), round_, tuple(jobs))
+
+
+def _regression(round_: int = 2) -> Multirun:
+    runs = tuple(RunKey("affine", "regression", seed=s, learning_rate=0.09) for s in SEEDS)
+    jobs = tuple(
+        ("approach=regression", "dataset=affine", "trainer.learning_rate=0.09", f"seed={s}")
+        for s in SEEDS
+    )
+    return Multirun("rate_extensions/2/approaches", (), runs, round_, jobs)
+
+
+def test_a_family_costing_more_than_its_share_becomes_a_task_per_stacked_group(tmp_path):
+    ordinal, plain = _ordinal(), _regression()
+    tasks = workers.tasks([plain, ordinal], tmp_path, workers=2)
+    # ordinal costs 15 of the round's 20, over a worker's half share (5): corn and coral apart
+    assert [t.families for t in tasks] == [(ordinal.family,)] * 2 + [(plain.family,)]
+    corn, coral, rest = tasks
+    assert {job[1] for job in corn.jobs} == {"approach.method=corn"}
+    assert {job[1] for job in coral.jobs} == {"approach.method=coral"}
+    assert (corn.runs, coral.runs, rest.runs) == (5, 5, 5)
+    # every job once, each in the order the family listed it
+    assert corn.jobs + coral.jobs == ordinal.jobs
+    assert rest.jobs == plain.jobs
+
+
+def test_one_worker_or_a_cluster_launcher_keeps_families_whole(tmp_path):
+    ordinal, plain = _ordinal(), _regression()
+    alone = workers.tasks([plain, ordinal], tmp_path, workers=1)
+    assert [t.jobs for t in alone] == [ordinal.jobs, plain.jobs]  # the costliest first
+    (together,) = workers.tasks([plain, ordinal], tmp_path, together=True, workers=2)
+    assert together.jobs == ordinal.jobs + plain.jobs
+    assert together.runs == 15
+
+
+def test_families_within_their_share_stay_whole(tmp_path):
+    """Five families of equal cost on two workers: each a fifth of the round, within a worker's
+    half share (a quarter), so each is one task; three are a third each, so they split."""
+    families = [Multirun(f"family_{i}", (), _ordinal().runs, 0, _ordinal().jobs) for i in range(5)]
+    tasks = workers.tasks(families, tmp_path, workers=2)
+    assert [t.families for t in tasks] == [(m.family,) for m in families]
+    assert all(len(t.jobs) == 10 for t in tasks)
+    tasks = workers.tasks(families[:3], tmp_path, workers=2)
+    assert [len(t.jobs) for t in tasks] == [5] * 6
