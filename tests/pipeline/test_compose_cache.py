@@ -84,7 +84,7 @@ def test_an_edited_config_file_or_another_override_list_misses(tmp_path):
     overrides = ["dataset=count", "approach=regression", "trainer.epochs=3"]
     raw = compose(overrides, config_dir=conf)
     cache = ComposeCache(tmp_path / "cache", conf_dir=conf)
-    cache.store(overrides, raw)
+    cache.store(overrides, raw, cache.current())
     hit = ComposeCache(tmp_path / "cache", conf_dir=conf).lookup(overrides)
     assert hit is not None and OmegaConf.to_yaml(hit) == OmegaConf.to_yaml(raw)
     assert hit.trainer.epochs == 3 and OmegaConf.is_struct(hit)
@@ -97,15 +97,37 @@ def test_an_edited_config_file_or_another_override_list_misses(tmp_path):
     assert edited.context != cache.context
     assert edited.lookup(overrides) is None
     # The new context's first entry removes the old one's.
-    edited.store(overrides, compose(overrides, config_dir=conf))
+    edited.store(overrides, compose(overrides, config_dir=conf), edited.current())
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [edited.context]
+
+
+def test_a_composition_made_while_a_config_file_was_edited_is_not_kept(tmp_path):
+    """The sweep's first lookup fixes its context; a file edited later, composed, and reverted
+    before the next sweep must not leave the edited composition under the reverted context."""
+    conf = tmp_path / "conf"
+    shutil.copytree(paths.CONF_DIR, conf, ignore=shutil.ignore_patterns("__pycache__"))
+    overrides = ["dataset=count", "approach=regression"]
+    cache = ComposeCache(tmp_path / "cache", conf_dir=conf)
+    assert cache.lookup(overrides) is None  # the sweep's context, from the files as they are
+    trainer = conf / "trainer" / "default.yaml"
+    original = trainer.read_text()
+    trainer.write_text(original.replace("epochs: 50", "epochs: 7"))
+    before = cache.current()
+    cache.store(overrides, compose(overrides, config_dir=conf), before)
+    trainer.write_text(original)
+    assert ComposeCache(tmp_path / "cache", conf_dir=conf).lookup(overrides) is None
+    # edited after the composition started: the same
+    cache.store(overrides, compose(overrides, config_dir=conf), before)
+    assert ComposeCache(tmp_path / "cache", conf_dir=conf).lookup(overrides) is None
+    cache.store(overrides, compose(overrides, config_dir=conf), cache.current())
+    assert ComposeCache(tmp_path / "cache", conf_dir=conf).lookup(overrides).trainer.epochs == 50
 
 
 def test_a_corrupt_entry_is_a_miss_and_hydra_settings_are_never_cached(tmp_path):
     overrides = ["dataset=count"]
     raw = compose(overrides)
     cache = ComposeCache(tmp_path)
-    cache.store(overrides, raw)
+    cache.store(overrides, raw, cache.current())
     (entry,) = tmp_path.glob("*/*.yaml")
     text = entry.read_text()
     entry.write_text(text.replace("epochs: 50", "epochs: 51"))  # a valid YAML, not what was written
@@ -116,7 +138,7 @@ def test_a_corrupt_entry_is_a_miss_and_hydra_settings_are_never_cached(tmp_path)
     assert cache.lookup(overrides).trainer.epochs == 50
 
     searched = [*overrides, "hydra.searchpath=[file:///elsewhere]"]
-    cache.store(searched, raw)
+    cache.store(searched, raw, cache.current())
     assert cache.lookup(searched) is None
     assert len(list(tmp_path.glob("*/*.yaml"))) == 1
 

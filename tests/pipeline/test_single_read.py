@@ -26,6 +26,7 @@ def _write(path, seed: int, exact: float) -> None:
         config={"trainer": {"learning_rate": 0.01}},
         metrics={"val": {"exact_match": exact, "mae": 1.0}},
         fingerprint="f",
+        history={"loss": [2.0, 1.0], "val_mae": [1.5, 1.0]},
     )
     results.write(result, path)
 
@@ -45,6 +46,9 @@ def test_resume_extensions_and_tally_read_a_file_once_until_it_is_written_again(
     assert extend._trials([key], tmp_path) is not None
     assert progress.result_tally([path]).done == 1
     assert len(reads) == 1
+    # what is kept holds no history (most of a file's memory); the file has it
+    assert result_reads.read(path).history == {}
+    assert real(path).history["loss"] == [2.0, 1.0]
 
     _write(path, 0, 0.75)  # written again: a new file renamed into place
     assert resume.kept(path, lambda: "f").metrics["val"]["exact_match"] == 0.75

@@ -1,10 +1,12 @@
 """An sqlite store is written through a write-ahead log, synced at checkpoints rather than at
-every commit (roundlab.tracking.store), and what a sweep's processes wrote is all there for a
+every commit (roundlab.tracking.store), unless it is on a network file system; other sqlite
+databases of the process are left alone; and what a sweep's processes wrote is all there for a
 reader that knows nothing of that."""
 
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import sqlalchemy
 
@@ -16,11 +18,45 @@ def test_a_prepared_store_keeps_a_write_ahead_log_and_commits_without_a_sync(tmp
     store.prepare_store(uri)
     with sqlite3.connect(tmp_path / "mlflow.db") as plain:  # a reader without roundlab's settings
         assert plain.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    engine = sqlalchemy.create_engine(uri)  # any engine of this process: MLflow makes its own
+    engine = sqlalchemy.create_engine(uri)  # another engine on the store: MLflow makes its own
     with engine.connect() as connection:
         # 1 is NORMAL: sqlite's default, 2 (FULL), syncs the disk at every commit
         assert connection.exec_driver_sql("PRAGMA synchronous").fetchone() == (1,)
     engine.dispose()
+
+
+def test_another_sqlite_database_of_the_process_keeps_its_journal(tmp_path):
+    store.prepare_store(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    other = sqlalchemy.create_engine(f"sqlite:///{tmp_path / 'other.db'}")
+    with other.connect() as connection:
+        connection.exec_driver_sql("CREATE TABLE t (x)")
+        assert connection.exec_driver_sql("PRAGMA journal_mode").fetchone() == ("delete",)
+        assert connection.exec_driver_sql("PRAGMA synchronous").fetchone() == (2,)
+    other.dispose()
+    assert not (tmp_path / "other.db-wal").exists()
+
+
+MOUNTS = """\
+22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw
+40 22 0:50 / /home rw,relatime shared:20 - nfs4 server:/home rw,vers=4.2
+41 40 253:2 / /home/me/local\\040disk rw,relatime shared:21 - xfs /dev/vdb1 rw
+"""
+
+
+def test_a_store_on_a_network_file_system_is_told_by_the_mount_holding_it(tmp_path):
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(MOUNTS)
+    assert store.on_network_file_system(Path("/home/me/p/mlflow.db"), mountinfo)
+    assert not store.on_network_file_system(Path("/home/me/local disk/mlflow.db"), mountinfo)
+    assert not store.on_network_file_system(Path("/work/p/mlflow.db"), mountinfo)
+    assert not store.on_network_file_system(Path("/work/p/mlflow.db"), tmp_path / "absent")
+
+
+def test_a_store_on_a_network_file_system_keeps_its_journal(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "on_network_file_system", lambda db: True)
+    store.prepare_store(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    with sqlite3.connect(tmp_path / "mlflow.db") as plain:
+        assert plain.execute("PRAGMA journal_mode").fetchone() == ("delete",)
 
 
 def test_runs_written_by_processes_that_exit_are_all_read_back(tmp_path):

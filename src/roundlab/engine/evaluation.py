@@ -99,18 +99,6 @@ def oracle(dataset: Dataset, splits: dict[str, dict[str, float]]) -> dict[str, d
     return {split: dict(best) for split, best in (dataset.oracle or {}).items() if split in splits}
 
 
-def batched(model: Any, batch: int = 8192) -> Forward:
-    """An eager forward pass of a Keras model in inference mode, in batches (no per-shape XLA
-    recompilation, unlike ``predict``)."""
-
-    def forward(x: np.ndarray) -> np.ndarray:
-        return np.concatenate(
-            [np.asarray(model(x[i : i + batch], training=False)) for i in range(0, len(x), batch)]
-        )
-
-    return forward
-
-
 def inference(network: Network, pre_activation: bool = False, batch: int = 8192) -> Forward:
     """The forward pass of ``network`` (its output, or with ``pre_activation`` the output unit
     before the head) in inference mode, in batches, as one traced graph (not XLA) per network

@@ -119,9 +119,10 @@ def data_hash(dataset_cfg: Any) -> str:
     its input files' hashes. Raises ValueError for a dataset config that cannot be generated.
 
     Computed once per process and dataset config while the files it was computed from (the
-    directory's meta.json, the input files) keep their ``stat`` (modification time, size,
-    inode): a sweep's bases share a handful of dataset configs, and data written during the
-    sweep (a worker materialising ``data/<name>/``) or an input edited is hashed again."""
+    directory's meta.json, each resample's, the input files) keep their ``stat``
+    (modification time, size, inode): a sweep's bases share a handful of dataset configs, and
+    data written during the sweep (a worker materialising ``data/<name>/``) or an input edited
+    is hashed again."""
     tree = dataset_cfg if not isinstance(dataset_cfg, DictConfig) else _plain(dataset_cfg)
     key = json.dumps(
         [tree, str(paths.data_dir()), str(paths.project_root())], sort_keys=True, default=str
@@ -130,7 +131,9 @@ def data_hash(dataset_cfg: Any) -> str:
     if found is not None and found[1] == _stats(found[0]):
         return found[2]
     cfg = to_config(dataset_cfg)
-    watched = (paths.data_dir() / cfg.name / store.META,) + tuple(
+    directory = paths.data_dir() / cfg.name
+    resamples = sorted(directory.glob(f"{store.resample_dir('*')}/{store.META}"))
+    watched = (directory / store.META, *resamples) + tuple(
         resolve(p) for p in registry.get(cfg.generator).sources(cfg)
     )
     before = _stats(watched)

@@ -30,12 +30,14 @@ import hashlib
 import json
 import shutil
 import sys
+import time
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
 
+import roundlab.run.config  # noqa: F401  (loaded before _IMPORTED_AT, which dates it)
 from roundlab import paths
 from roundlab.run.code_scope import _imports
 
@@ -43,6 +45,7 @@ DIRECTORY = ".compose-cache"  # under the sweep directory
 CONFIG_MODULE = "roundlab.run.config"
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _VERSIONED = ("omegaconf", "antlr4-python3-runtime")
+_IMPORTED_AT = time.time()
 
 
 class ComposeCache:
@@ -71,10 +74,17 @@ class ComposeCache:
         except Exception:  # unreadable, or not YAML omegaconf takes: the caller composes
             return None
 
-    def store(self, overrides: Sequence[str], raw: DictConfig) -> None:
-        """Keep ``raw`` (unresolved, without its ``hydra`` node) for ``overrides``; a cache
-        that cannot be written only costs the next sweep a composition."""
-        if not cacheable(overrides):
+    def current(self) -> str:
+        """The context as the files are now (call it before composing, for :meth:`store`)."""
+        return context_hash(self.conf_dir)
+
+    def store(self, overrides: Sequence[str], raw: DictConfig, before: str) -> None:
+        """Keep ``raw`` (unresolved, without its ``hydra`` node) for ``overrides``, composed
+        when the context was ``before`` (:meth:`current`); a cache that cannot be written only
+        costs the next sweep a composition. Kept only when the context is the same before the
+        composition, after it and at the sweep's first lookup: a config file edited meanwhile
+        (and perhaps reverted since) must not leave its composition under another context."""
+        if not cacheable(overrides) or not before == self.current() == self.context:
             return
         path = self._path(overrides)
         text = to_text(raw)
@@ -108,8 +118,12 @@ def from_text(text: str) -> DictConfig:
 
 
 def context_hash(conf_dir: Path) -> str:
-    """SHA-256 of what a composition depends on besides its overrides (module docstring)."""
+    """SHA-256 of what a composition depends on besides its overrides (module docstring); a
+    context of its own, matching no other, when a config module's file changed after this
+    process imported it (the composition uses the module in memory, not the file)."""
     digest = hashlib.sha256()
+    if any(_file(module).stat().st_mtime > _IMPORTED_AT for module in config_modules()):
+        return f"edited-since-import-{time.time_ns()}"
     for file in sorted(p for p in conf_dir.rglob("*") if p.is_file()):
         if "__pycache__" not in file.parts:
             digest.update(b"conf/" + file.relative_to(conf_dir).as_posix().encode() + b"\0")

@@ -203,6 +203,7 @@ def _base(
         if raw is not None:
             bases[signature] = _made(raw)[0]
             return bases[signature]
+        before = None if cache is None else cache.current()
         raw = compose(overrides)
         with open_dict(raw):
             raw.pop("hydra", None)
@@ -211,7 +212,7 @@ def _base(
             stored = from_text(to_text(raw))
             again, moved_again = _made(stored)
             if _same(base, again) and _typed(moved) == _typed(moved_again):
-                cache.store(overrides, raw)
+                cache.store(overrides, raw, before)
         bases[signature] = base
     return bases[signature]
 

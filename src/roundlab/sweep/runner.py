@@ -235,7 +235,8 @@ def _run(
         nonlocal broken
         broken = broken or entry["exit_code"] != 0
         taken = queue.taken(queue_dir, one.multirun.family)
-        entry["families"] = [f for task in taken for f in task["families"]]
+        # a family split per stacked group may come in more than one task
+        entry["families"] = list(dict.fromkeys(f for task in taken for f in task["families"]))
         entry["runs"] = sum(task["runs"] for task in taken)
         multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 

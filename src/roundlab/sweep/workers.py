@@ -100,8 +100,11 @@ def tasks(
 def _by_group(family: str, jobs: list[tuple[str, ...]]) -> list[Task]:
     """A task per set of ``jobs`` that differ only in a member's own values (seed, learning
     rate, the activation's parameter: :func:`roundlab.sweep.jobs.member_values`), in the order
-    of their first job. Only such jobs share a stacked program, so splitting there costs no
-    group; each task composes its config once, as the family would per set."""
+    of their first job; each task composes its config once, as the family would per set. Jobs
+    that differ in more share a stacked program only when the difference is one grouping
+    ignores (:func:`roundlab.sweep.grouping.group_key`: the objective, tracking, the sweep's
+    settings, an activation where the approach uses none); a profile's family sets those alike
+    for all its jobs, so this split costs no group of a planned sweep."""
     parser = OverridesParser.create()
     sets: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     for job in jobs:

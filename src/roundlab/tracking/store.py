@@ -64,14 +64,16 @@ def _client(uri: str) -> Any:
     quiet()
     from mlflow.tracking import MlflowClient
 
-    if sqlite_file(uri) is not None:
-        _sqlite_write_ahead_log()
+    db = sqlite_file(uri)
+    if db is not None and not on_network_file_system(db):
+        _sqlite_write_ahead_log(db)
     return MlflowClient(tracking_uri=uri)
 
 
-def _sqlite_write_ahead_log() -> None:
-    """Every sqlite connection this process opens uses a write-ahead log, synced at checkpoints
-    rather than at every commit (``journal_mode=WAL``, ``synchronous=NORMAL``).
+def _sqlite_write_ahead_log(db: Path) -> None:
+    """The store ``db``, on every sqlite connection this process opens to it, uses a write-ahead
+    log, synced at checkpoints rather than at every commit (``journal_mode=WAL``,
+    ``synchronous=NORMAL``); other sqlite databases of the process are left as they are.
 
     A sweep records each run in several transactions, from two or more processes that take
     turns at the database's one write lock; with sqlite's default rollback journal every commit
@@ -79,18 +81,50 @@ def _sqlite_write_ahead_log() -> None:
     log, a commit survives a crash of the process that made it, and a power cut loses at most
     the last commits, never the database's consistency (sqlite.org/wal.html); the result
     files, not MLflow, are what the report reads. Readers (``mlflow ui``) no longer block the
-    writers either. The mode stays with the file; a network file system cannot share such a
-    database between machines, which is why a cluster tracks to an MLflow server (README).
+    writers either. The mode stays with the file. A store on a network file system keeps its
+    journal (:func:`on_network_file_system`): the log's shared memory cannot span machines.
     """
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
 
+    _WAL_STORES.add(os.path.realpath(db))
     if not event.contains(Engine, "connect", _sqlite_pragmas):
         event.listen(Engine, "connect", _sqlite_pragmas)
 
 
+_WAL_STORES: set[str] = set()
+# File systems whose files other machines share (a cluster's home or scratch directory).
+NETWORK_FILE_SYSTEMS = frozenset(
+    {"nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "ceph", "glusterfs"}
+    | {"fuse.sshfs", "fuse.glusterfs", "fuse.ceph", "fuse.beegfs", "9p", "afs", "panfs"}
+)
+
+
+def on_network_file_system(path: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> bool:
+    """Whether ``path`` (or the directory it would be created in) is on a network file system,
+    by the mount holding it in ``mountinfo`` (Linux; False where there is none)."""
+    try:
+        lines = mountinfo.read_text().splitlines()
+    except OSError:
+        return False
+    where = Path(os.path.realpath(path))
+    best, kind = -1, ""
+    for line in lines:
+        fields, _, rest = line.partition(" - ")
+        parts = fields.split()
+        if len(parts) < 5 or not rest:
+            continue
+        mount = Path(parts[4].replace("\\040", " "))
+        if (where == mount or mount in where.parents) and len(mount.parts) > best:
+            best, kind = len(mount.parts), rest.split()[0]
+    return kind in NETWORK_FILE_SYSTEMS
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     if not isinstance(dbapi_connection, sqlite3.Connection):
+        return
+    main = [row[2] for row in dbapi_connection.execute("PRAGMA database_list") if row[1] == "main"]
+    if not main or not main[0] or os.path.realpath(main[0]) not in _WAL_STORES:
         return
     cursor = dbapi_connection.cursor()
     try:
