@@ -40,9 +40,10 @@ def _configuration(key: RunKey) -> RunKey:
     return replace(key, seed=0, resample=None, learning_rate=DEFAULT_LEARNING_RATE)
 
 
-def _root(m: Multirun) -> str:
-    """The planned multirun's family that ``m`` (planned or an extension) belongs to."""
-    return m.family.rsplit("/", 1)[-1]
+def root(family: str) -> str:
+    """The planned multirun's family that ``family`` (planned or an extension's,
+    ``rate_extensions/<round>/<family>``) belongs to."""
+    return family.rsplit("/", 1)[-1]
 
 
 def candidates(profile: Profile, multiruns: list[Multirun]) -> list[RunKey]:
@@ -90,11 +91,11 @@ def extensions(
         if rate is None:
             continue
         replicates = sorted({(k.resample if k.resample is not None else -1, k.seed) for k in keys})
-        wanted[_root(family[config])] += [
+        wanted[root(family[config].family)] += [
             replace(config, learning_rate=rate, seed=s, resample=None if r < 0 else r)
             for r, s in replicates
         ]
-    overrides = {_root(m): m.overrides for m in multiruns}
+    overrides = {root(m.family): m.overrides for m in multiruns}
     family_dir = f"{EXTENSIONS_DIR}/{round_}"
     return [
         Multirun(f"{family_dir}/{root}", narrowed(overrides[root], keys), tuple(keys), round_)

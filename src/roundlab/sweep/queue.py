@@ -16,8 +16,9 @@ Layout of ``<dir>``::
                                             its next task, or stops)
     STOP                                    no task will come: workers stop once their task ends
 
-Tasks are taken in the order of their names: rounds in order, and within a round the costliest
-first (the rank), so the last tasks to be taken are the cheap ones. Nothing here imports
+Tasks are taken the deepest round first (a family's later round is the end of its chain of
+rounds, :mod:`roundlab.sweep.rounds`), and within a round the costliest first (the rank), so
+the last tasks to be taken are the cheap ones. Nothing here imports
 TensorFlow: the sweep itself plans and waits.
 """
 
@@ -78,7 +79,8 @@ def _pending(queue: Path) -> list[Path]:
     """The tasks to take, in order; not the temporary files of tasks being written
     (:func:`roundlab.paths.atomic_path` names them ``.<name>.tmp-…``, which ``*.yaml`` matches
     too: a worker that took one would run a half-written task, and the write would fail)."""
-    return sorted(p for p in (queue / PENDING).glob("*.yaml") if not p.name.startswith("."))
+    tasks = [p for p in (queue / PENDING).glob("*.yaml") if not p.name.startswith(".")]
+    return sorted(tasks, key=lambda p: (-int(p.name.split("-", 1)[0]), p.name))
 
 
 def stop(queue: Path) -> None:

@@ -212,7 +212,7 @@ def _run(
 
     def workers_for_round() -> list[Multirun]:
         """As many workers as the round has tasks, up to ``processes``: the ones missing."""
-        wanted = min(profile.processes, len(rounds.names))
+        wanted = min(profile.processes, rounds.queued)
         new = [Multirun(f"{workers.WORKER}-{i + 1}", (), ()) for i in range(len(pool), wanted)]
         pool.extend(new)
         return new
@@ -221,10 +221,8 @@ def _run(
         nonlocal stopped
         if stopped:
             return []
-        if broken:  # the other workers finish the round's tasks; no round follows
-            over = not queue.waiting(queue_dir)
-        else:
-            over = queue.finished(queue_dir, rounds.names) and not rounds.advance()
+        # after a worker failed the others finish the queued tasks, and no round follows
+        over = not queue.waiting(queue_dir) if broken else not rounds.advance()
         if over:
             stopped = True
             queue.stop(queue_dir)
