@@ -1,5 +1,6 @@
 """A group trained through the vectorised path against the same jobs trained alone."""
 
+import keras
 import numpy as np
 import pytest
 
@@ -96,8 +97,8 @@ def test_a_poisoned_member_fails_alone(soft_round_grid, monkeypatch):
     clean = vectorized.train_group(cfgs)
     member = vectorized._member
 
-    def poisoned(cfg, dataset, approach):
-        m = member(cfg, dataset, approach)
+    def poisoned(cfg, dataset, approach, initial):
+        m = member(cfg, dataset, approach, initial)
         if cfg.seed == 1:
             return type(m)(m.seed, [w * 1e30 for w in m.initial_weights], m.knob)
         return m
@@ -141,3 +142,23 @@ def test_on_a_gpu_a_group_is_xla_compiled_and_recorded_there(soft_round_grid):
     assert group.jit is True and group.device.startswith("GPU")
     result = vectorized.record_member(group, 0, None)
     assert result.ok and result.engine["jit_compile"] is True and result.device.startswith("GPU")
+
+
+def test_members_of_one_seed_start_from_the_weights_a_job_alone_builds(soft_round_grid):
+    """A group builds its network once per seed: each member's initial weights are still those
+    build_mlp gives under its own seed, whatever the other members' parameters."""
+    from roundlab import approaches
+    from roundlab.engine import models
+    from roundlab.run.job import load
+
+    cfgs = [*soft_round_grid[1.0][:2], *soft_round_grid[4.0][:2]]  # seeds 0, 1 at two alphas
+    dataset = load(cfgs[0].dataset, cfgs[0].objective)
+    approach = approaches.build(cfgs[0], dataset.train.y)
+    initial = {}
+    members = [vectorized._member(cfg, dataset, approach, initial) for cfg in cfgs]
+    assert sorted(initial) == [0, 1]
+    for cfg, member in zip(cfgs, members, strict=True):
+        keras.utils.set_random_seed(int(cfg.seed))
+        alone = models.build_mlp(dataset.n_features, cfg.model, approach).model.get_weights()
+        for a, b in zip(member.initial_weights, alone, strict=True):
+            np.testing.assert_array_equal(a, b)

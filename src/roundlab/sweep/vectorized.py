@@ -104,7 +104,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         trainer.max_memory_mb,
         members=stacked_members,
     )
-    members = [_member(cfg, dataset, approach) for cfg in cfgs]
+    initial: dict[int, list[np.ndarray]] = {}  # by seed: the rest of a member is the same
+    members = [_member(cfg, dataset, approach, initial) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
         list(cfgs),
@@ -181,14 +182,21 @@ def _cross_validate(
     return [outcome for _, outcome in selected]
 
 
-def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Member:
-    """The member's initial weights: those ``build_mlp`` gives under its own seed."""
-    keras.utils.set_random_seed(cfg.seed)
-    network = models.build_mlp(dataset.n_features, cfg.model, approach)
+def _member(
+    cfg: DictConfig, dataset: Dataset, approach: Approach, initial: dict[int, list[np.ndarray]]
+) -> stacked.Member:
+    """The member's initial weights: those ``build_mlp`` gives under its own seed. Members of a
+    group differ only in seed, rate and the activation's parameter (a Python value, not a
+    weight), so the network is built once per seed (``initial``): a group of 45 builds 5."""
+    seed = int(cfg.seed)
+    if seed not in initial:
+        keras.utils.set_random_seed(seed)
+        network = models.build_mlp(dataset.n_features, cfg.model, approach)
+        initial[seed] = network.model.get_weights()
     _, value = grouping.knob(cfg)
     return stacked.Member(
-        seed=int(cfg.seed),
-        initial_weights=network.model.get_weights(),
+        seed=seed,
+        initial_weights=initial[seed],
         knob=value,
         learning_rate=float(cfg.trainer.learning_rate),
     )
