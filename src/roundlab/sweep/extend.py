@@ -8,7 +8,10 @@ A round batches its runs by family: one multirun per planned multirun with somet
 over the union of the datasets, methods, activations, parameters and new rates its runs need,
 every seed, restricted to exactly those runs by an allow-list (``sweep.only``; the sweep lists
 them job by job, :mod:`roundlab.sweep.decide`), named ``rate_extensions/<round>/<family>``. Its
-jobs go to the sweep's workers as one task (:mod:`roundlab.sweep.workers`).
+jobs go to the sweep's workers as tasks (:mod:`roundlab.sweep.workers`). A configuration's next
+rate depends on its own runs alone, so the sweep plans each family's next round as soon as its
+round ended (:mod:`roundlab.sweep.rounds`): given one family's multiruns, :func:`extensions`
+gives that family's round, the one it gives for all of them.
 
 Only configurations whose every run so far left a readable result file are considered: a missing
 run says nothing about which rate is best. Everything here reads result files, never trains, and
