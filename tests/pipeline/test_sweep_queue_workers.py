@@ -15,6 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from roundlab.sweep import extend
+from roundlab.sweep.plan import plan
+from roundlab.sweep.profile import load_profile
+from roundlab.sweep.resamples import from_configs
+
 pytestmark = pytest.mark.slow
 
 SMALL = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
@@ -71,6 +76,15 @@ def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path
     assert first.returncode == 0, first.stderr[-3000:]
     log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
     assert [r["tasks"] for r in log["rounds"]] == [3, 2, 2]
+    manifest = (root / "results" / "count" / "_sweep.yaml").read_bytes()
+    # the planned runs, then each round's extensions in the plan's order of families, as the
+    # report recomputes them, whichever family's round ended first
+    profile = load_profile(root / "params.yaml")
+    multiruns = plan(profile, resamples_of=from_configs)
+    expected = [*multiruns, *extend.all_rounds(profile, multiruns, root / "results")]
+    assert _planned(root / "results") == [
+        run.result_path(root / "results") for m in expected for run in m.runs
+    ]
     # One planned run to train again, and every extension run: round 0 has one task to queue,
     # rounds 1 and 2 two each, as in the first sweep.
     results = root / "results"
@@ -82,6 +96,8 @@ def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path
     assert again.returncode == 0, again.stderr[-3000:]
     log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
     assert [r["tasks"] for r in log["rounds"]] == [1, 2, 2]
+    # the same plan: the same record, byte for byte
+    assert (root / "results" / "count" / "_sweep.yaml").read_bytes() == manifest
     # Two tasks in a round and processes: 2, so two workers; the sweep started as many as the
     # first round needed and kept that number for the later rounds.
     assert len(log["multiruns"]) == 2, [m["families"] for m in log["multiruns"]]

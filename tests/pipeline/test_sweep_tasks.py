@@ -70,3 +70,23 @@ def test_families_within_their_share_stay_whole(tmp_path):
     assert all(len(t.jobs) == 10 for t in tasks)
     tasks = workers.tasks(families[:3], tmp_path, workers=2)
     assert [len(t.jobs) for t in tasks] == [5] * 6
+
+
+def test_workers_take_the_deepest_round_first_and_leave_other_files(tmp_path):
+    from roundlab.sweep import queue
+
+    queue.enqueue(tmp_path, 0, [queue.Task(("a",), (("x=1",),), 1), queue.Task(("b",), (), 0)])
+    queue.enqueue(tmp_path, 1, [queue.Task(("rate_extensions/1/a",), (("x=3",),), 1)])
+    (tmp_path / queue.PENDING / "notes.yaml").write_text("{}\n")  # not a task: left alone
+    (tmp_path / queue.PENDING / ".000-0005-c.yaml.tmp-1.yaml").write_text("")  # being written
+    worker = queue.Worker(tmp_path, "w", ["seed=0"])
+    taken = []
+    while queue.waiting(tmp_path):
+        assert worker.take()
+        taken.append((worker.current, worker.batch()))
+    assert taken == [
+        ("001-0000-rate_extensions_1_a.yaml", [["x=3", "seed=0"]]),
+        ("000-0000-a.yaml", [["x=1", "seed=0"]]),
+        ("000-0001-b.yaml", []),
+    ]
+    assert (tmp_path / queue.PENDING / "notes.yaml").is_file()

@@ -1,10 +1,11 @@
 """The sweep's record of its plan: ``results/<dataset>/_sweep.yaml`` for every dataset it ran.
 
 Each holds the profile, how many jobs ran at once (``jobs`` per multirun, ``processes``
-multiruns) and the result files planned for that dataset (relative to results/), written
-before any multirun starts and rewritten after each round of rate extensions, so the report can
-name runs that left no file even after a crash. One file per dataset, inside the dataset's own
-results directory, because the DVC pipeline sweeps each dataset in its own stage
+multiruns) and the result files planned for that dataset (relative to results/), written before
+any multirun starts and rewritten as rounds of rate extensions are planned (in one order: the
+planned multiruns, then the extensions by round and by the plan's order of families), so the
+report can name runs that left no file even after a crash. One file per dataset, inside the
+dataset's own results directory, because the DVC pipeline sweeps each dataset in its own stage
 (``sweep@<name>``, whose output is ``results/<name>``): a stage rewrites only its dataset's
 record. It holds nothing that changes from one run of the same plan to the next, so a resumed
 sweep that reuses every run leaves results/ byte-identical.
@@ -47,11 +48,31 @@ def add(records: dict[str, dict[str, Any]], multiruns: list[Multirun], results_d
     touched = set()
     for m in multiruns:
         for run in m.runs:
-            path = run.result_path(results_dir).relative_to(results_dir).as_posix()
+            path = _relative(run.result_path(results_dir), results_dir)
             records[run.dataset]["planned"].append(path)
             touched.add(run.dataset)
     for d in sorted(touched):
         _write(results_dir, d, records[d])
+
+
+def replan(
+    records: dict[str, dict[str, Any]], multiruns: list[Multirun], results_dir: Path
+) -> None:
+    """Set every dataset's ``planned`` to the runs of ``multiruns``, in their order, and write
+    the records that changed: the caller gives one order for one plan however its rounds came
+    to be planned (:mod:`roundlab.sweep.rounds` plans each family's rounds as they end)."""
+    planned: dict[str, list[str]] = {d: [] for d in records}
+    for m in multiruns:
+        for run in m.runs:
+            planned[run.dataset].append(_relative(run.result_path(results_dir), results_dir))
+    for d, files in planned.items():
+        if records[d]["planned"] != files:
+            records[d]["planned"] = files
+            _write(results_dir, d, records[d])
+
+
+def _relative(path: Path, results_dir: Path) -> str:
+    return path.relative_to(results_dir).as_posix()
 
 
 def remove(results_dir: Path, datasets: Iterable[str]) -> None:

@@ -17,14 +17,15 @@ Layout of ``<dir>``::
     STOP                                    no task will come: workers stop once their task ends
 
 Tasks are taken the deepest round first (a family's later round is the end of its chain of
-rounds, :mod:`roundlab.sweep.rounds`), and within a round the costliest first (the rank), so
-the last tasks to be taken are the cheap ones. Nothing here imports
-TensorFlow: the sweep itself plans and waits.
+rounds, :mod:`roundlab.sweep.rounds`), and within a round in the order they were queued, each
+batch the costliest first (the rank), so the cheap ones of a batch are taken last. Nothing here
+imports TensorFlow: the sweep itself plans and waits.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from roundlab import paths
 
 PENDING, CLAIMED, DONE, STOP = "pending", "claimed", "done", "STOP"
 POLL_S = 0.2  # how often an idle worker looks for a task
+_ROUND = re.compile(r"(\d+)-")  # a task's name starts with its round
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,12 @@ def waiting(queue: Path) -> bool:
 
 
 def _pending(queue: Path) -> list[Path]:
-    """The tasks to take, in order; not the temporary files of tasks being written
-    (:func:`roundlab.paths.atomic_path` names them ``.<name>.tmp-…``, which ``*.yaml`` matches
-    too: a worker that took one would run a half-written task, and the write would fail)."""
-    tasks = [p for p in (queue / PENDING).glob("*.yaml") if not p.name.startswith(".")]
-    return sorted(tasks, key=lambda p: (-int(p.name.split("-", 1)[0]), p.name))
+    """The tasks to take, in order: files named ``<round>-…`` only, so not the temporary files
+    of tasks being written (:func:`roundlab.paths.atomic_path` names them ``.<name>.tmp-…``,
+    which ``*.yaml`` matches too: a worker that took one would run a half-written task, and the
+    write would fail), nor any other file left there."""
+    tasks = [p for p in (queue / PENDING).glob("*.yaml") if _ROUND.match(p.name)]
+    return sorted(tasks, key=lambda p: (-int(_ROUND.match(p.name)[1]), p.name))
 
 
 def stop(queue: Path) -> None:

@@ -46,6 +46,7 @@ class Rounds:
     done: list[Multirun] = field(default_factory=list)
     reused: list[Path] = field(default_factory=list)
     running: dict[str, list[str]] = field(default_factory=dict)
+    extended: list[Multirun] = field(default_factory=list)  # every round's, as planned
     log: list[dict[str, Any]] = field(default_factory=list)
     bases: Bases = field(default_factory=dict)
     cache: ComposeCache | None = None
@@ -127,7 +128,8 @@ class Rounds:
             batch += extend.extensions(self.profile, own, self.results_dir, n)
         if batch:
             runs = sum(len(m.runs) for m in batch)
-            manifest.add(self.records, batch, self.results_dir)
+            self.extended += batch
+            manifest.replan(self.records, self._in_plan_order(), self.results_dir)
             self.progress.grow(runs)
             for n in sorted({m.round for m in batch}):  # rounds overlap: the label stays
                 ms = [m for m in batch if m.round == n]
@@ -136,6 +138,13 @@ class Rounds:
                     f"rate beyond an edge its configuration chose) in {_families(ms)}"
                 )
         return batch
+
+    def _in_plan_order(self) -> list[Multirun]:
+        """The planned multiruns, then the extensions by round and by their family's place in
+        the plan: one order whichever family's round ended first."""
+        place = {_family(m): i for i, m in reversed(list(enumerate(self.batch)))}
+        later = sorted(self.extended, key=lambda m: (m.round, place[_family(m)], m.family))
+        return [*self.batch, *later]
 
 
 def _family(m: Multirun) -> str:
