@@ -117,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         planned = run(
-            profile, results_dir, sweep_root, args.fresh, datasets_only=bool(args.dataset)
+            profile,
+            results_dir,
+            sweep_root,
+            args.fresh,
+            datasets_only=bool(args.dataset),
+            compositions=args.sweep_dir or root / "multirun",  # one cache for every stage
         )
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)

@@ -142,12 +142,16 @@ def run(
     fresh: bool = False,
     *,
     datasets_only: bool = False,
+    compositions: Path | None = None,
 ) -> dict[str, Any]:
     """Write the manifests (:mod:`roundlab.sweep.manifest`), run every multirun, and return the
     plan as one manifest. Jobs whose result files can be kept are reused
     (:mod:`roundlab.sweep.resume`) unless ``fresh``. ``datasets_only``: leave the directories
     of datasets outside the profile as they are (the DVC stage of one dataset); otherwise
-    ``results_dir`` ends holding exactly the profile's plan. Raises
+    ``results_dir`` ends holding exactly the profile's plan. ``compositions``: the directory
+    whose ``.compose-cache/`` keeps the composed configs (default ``sweep_root``; the project's
+    sweeps share ``multirun/``, so the whole project's resume finds what each dataset's stage
+    composed). Raises
     TrackingUnreachable, before anything is written, when the tracking server does not answer
     and the jobs' policy is to fail (:mod:`roundlab.sweep.tracking_check`); WriteFailed for a
     directory it cannot write to (before anything runs) or a file it cannot write;
@@ -166,7 +170,10 @@ def run(
         held.enter_context(lock.hold(results_dir))
         if sweep_root != results_dir:  # the workers' task queue is there
             held.enter_context(lock.hold(sweep_root, "--sweep-dir"))
-        return _run(profile, results_dir, sweep_root, fresh, tracking.uri, scope)
+        cache = compose_cache.ComposeCache(
+            Path(compositions or sweep_root).absolute() / compose_cache.DIRECTORY
+        )
+        return _run(profile, results_dir, sweep_root, fresh, tracking.uri, scope, cache)
 
 
 def _run(
@@ -176,6 +183,7 @@ def _run(
     fresh: bool,
     tracking_uri: str,
     scope: Sequence[str] | None,
+    cache: compose_cache.ComposeCache,
 ) -> dict[str, Any]:
     multiruns = plan(profile, resamples_of=resamples.from_configs)
     keep = extend.candidates(profile, multiruns)
@@ -201,7 +209,7 @@ def _run(
 
     progress = Progress(sum(len(m.runs) for m in multiruns), "sweep")
     rounds = Rounds(profile, results_dir, queue_dir, records, progress, fresh, multiruns)
-    rounds.cache = compose_cache.ComposeCache(sweep_root / compose_cache.DIRECTORY)
+    rounds.cache = cache
     log: list[dict[str, Any]] = []
     pool: list[Multirun] = []
     stopped = broken = False
