@@ -98,6 +98,7 @@ PLANNING = {
     "src/roundlab/sweep/manifest.py",
     "src/roundlab/sweep/plan.py",
     "src/roundlab/sweep/rates.py",
+    "src/roundlab/sweep/result_reads.py",
     "src/roundlab/sweep/profile.py",
     "src/roundlab/sweep/profile_fields.py",
 }

@@ -33,19 +33,20 @@ def test_a_task_being_written_is_not_taken(tmp_path):
     assert queue.finished(tmp_path, [name])
 
 
-def test_tasks_are_taken_once_in_round_then_cost_order(tmp_path):
-    names = queue.enqueue(tmp_path, 1, [_task("late")])
-    names += queue.enqueue(tmp_path, 0, [_task("costly"), _task("cheap")])
+def test_tasks_are_taken_once_deepest_round_first_then_cost_order(tmp_path):
+    """A family's later round is the end of its chain: taken before the first round's rest."""
+    names = queue.enqueue(tmp_path, 0, [_task("costly"), _task("cheap")])
+    names += queue.enqueue(tmp_path, 1, [_task("late")])
     first, second = Worker(tmp_path, "worker-1", []), Worker(tmp_path, "worker-2", [])
     taken = []
     for worker in (first, second, first):
         assert worker.take()
         taken.append(worker.batch()[0][0])
-    assert taken == ["approach=costly", "approach=cheap", "approach=late"]
+    assert taken == ["approach=late", "approach=costly", "approach=cheap"]
     queue.stop(tmp_path)
     assert not first.take() and not second.take()
     assert queue.finished(tmp_path, names)
-    assert [t["families"] for t in queue.taken(tmp_path, "worker-1")] == [["costly"], ["late"]]
+    assert [t["families"] for t in queue.taken(tmp_path, "worker-1")] == [["cheap"], ["late"]]
 
 
 def test_a_multirun_that_ignores_the_stop_signal_is_killed_after_the_wait(monkeypatch):

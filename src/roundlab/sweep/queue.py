@@ -92,7 +92,7 @@ def stop(queue: Path) -> None:
 
 
 def taken(queue: Path, worker: str) -> list[dict[str, Any]]:
-    """The tasks ``worker`` took, in order."""
+    """The tasks ``worker`` took, in the order of their names (round, then rank)."""
     files = sorted((queue / CLAIMED / worker).glob("*.yaml"))
     return [yaml.safe_load(p.read_text()) for p in files]
 
