@@ -116,14 +116,17 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 0
     try:
-        planned = run(
-            profile,
-            results_dir,
-            sweep_root,
-            args.fresh,
-            datasets_only=bool(args.dataset),
-            compositions=args.sweep_dir or root / "multirun",  # one cache for every stage
-        )
+        # from the start, not only while multiruns run: a SIGTERM while the sweep plans (its
+        # compositions take seconds) must still release its locks on the way out
+        with interruption.interruptible():
+            planned = run(
+                profile,
+                results_dir,
+                sweep_root,
+                args.fresh,
+                datasets_only=bool(args.dataset),
+                compositions=args.sweep_dir or root / "multirun",  # one cache for every stage
+            )
     except ConfigError as err:
         print(f"config error: {err}", file=sys.stderr)
         return 2
@@ -138,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except interruption.Interrupted as err:
         print(
-            f"sweep {err.reason}: the running multirun recorded its runs as KILLED; run it "
-            "again to resume",
+            f"sweep {err.reason}: the runs under way were recorded as KILLED; run it again to "
+            "resume",
             file=sys.stderr,
         )
         return err.exit_code
