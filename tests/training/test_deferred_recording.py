@@ -10,7 +10,7 @@ import pytest
 
 from roundlab.run.job import resolve
 from roundlab.sweep import vectorized
-from roundlab.tracking import parents, writer
+from roundlab.tracking import parents, sql_record, writer
 from roundlab.tracking import store as tracking_store
 from roundlab.tracking.params import run_params
 from roundlab.tracking.tracker import RunTracker, batches
@@ -55,13 +55,13 @@ def test_an_interruption_ends_every_member_in_the_store_before_it_goes_on(
     group, store, tmp_path, monkeypatch
 ):
     client = tracking_store.client(store)
-    slow = client.log_batch
+    slow = sql_record.write
 
-    def log_batch(*args, **kwargs):  # a store slow enough that a missing flush shows
+    def write(*args, **kwargs):  # a store slow enough that a missing flush shows
         time.sleep(0.3)
         return slow(*args, **kwargs)
 
-    monkeypatch.setattr(client, "log_batch", log_batch)
+    monkeypatch.setattr(sql_record, "write", write)
     sweep = tmp_path / "sweep"
     first = vectorized.record_member(group, 0, sweep)
     vectorized.record_killed(group.cfgs, "interrupted by SIGTERM", sweep, group.recordings)
@@ -111,8 +111,13 @@ def test_batches_keep_within_mlflow_limits_and_lose_nothing():
 class _FailingStore:
     """An MLflow client whose store refuses writes (a full disk, a server error)."""
 
+    tracking_uri = "http://127.0.0.1:5000"  # a server: its writes go through the client
+
     def __init__(self) -> None:
         self.ended: list[tuple[str, str]] = []
+
+    def log_artifacts(self, run_id, folder):
+        pass
 
     def log_batch(self, run_id, **batch):
         raise OSError("disk full")
@@ -125,8 +130,8 @@ def test_a_run_whose_record_cannot_be_written_still_ends_with_its_status(tmp_pat
     store = _FailingStore()
     folder = tmp_path / "artifacts"
     folder.mkdir()
-    logged = batches(["param"], ["tag"], ["metric"])
+    record = (["param"], ["tag"], ["metric"])
     with pytest.raises(OSError, match="disk full"):  # the writer logs it as a warning
-        RunTracker._end(store, "run-1", logged, [], folder, None, "FINISHED")
+        RunTracker._end(store, "run-1", record, [], folder, None, "FINISHED")
     assert store.ended == [("run-1", "FINISHED")]  # not left RUNNING
     assert not folder.exists()

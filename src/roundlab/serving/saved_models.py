@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ from omegaconf import OmegaConf
 from roundlab import approaches, paths, results
 from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization, traced
-from roundlab.serving import keras_objects
+from roundlab.serving import keras_objects, weights_plan
 from roundlab.serving.archive import model_problem
 
 
@@ -104,9 +105,28 @@ def saving(model: Any, result_path: Path) -> Iterator[Path]:
     a full disk never leaves a truncated model behind. Yields the model's final path."""
     path = model_path(result_path)
     with paths.atomic_path(path) as tmp:
-        keras.Model(model.input, model.output, name=model.name).save(tmp)
+        _save(model, tmp)
         paths.flush(tmp)  # a full disk fails here, before the result file is written
         yield path
+
+
+# network -> (its uncompiled copy, the copy's weights plan): a stacked group saves one network
+# once per member, with the member's weights and parameter loaded into it.
+_plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _save(model: Any, path: Path) -> None:
+    """``model`` as a ``.keras`` file at ``path``: after the network's first save, from its
+    weights plan (:mod:`roundlab.serving.weights_plan`, a third of Keras's cost), unless the
+    plan no longer holds or there is none."""
+    held = _plans.get(model)
+    if held is not None and weights_plan.write(*held, path):
+        return
+    uncompiled = keras.Model(model.input, model.output, name=model.name)
+    uncompiled.save(path)
+    planned = weights_plan.plan(uncompiled)
+    if planned is not None:
+        _plans[model] = (uncompiled, planned)
 
 
 def feature_matrix(

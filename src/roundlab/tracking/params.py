@@ -37,10 +37,9 @@ MAX_PARAM = 6000  # MLflow's limit on a param value
 MAX_TAG = 8000
 GIT_COMMIT_TAG = "mlflow.source.git.commit"
 NOTE_TAG = "mlflow.note.content"
-PROFILE_TAG = "roundlab.profile"
 # Set by roundlab.sweep for its multiruns: the profile the runs belong to.
+PROFILE_TAG = "roundlab.profile"
 DIGEST_LENGTH = 32  # MLflow stores at most 36 characters of a dataset digest
-# The approaches that read trainer.loss (and, with the Huber loss, trainer.huber_delta).
 # The approaches that read trainer.loss (and, with the Huber loss, trainer.huber_delta).
 TRAINER_LOSS_USERS = ("regression",)
 

@@ -1,12 +1,10 @@
 """MLflow writes done behind the caller's back, in order, and complete before the process ends.
 
 A stacked group's members are recorded one after another in one process; each member's MLflow
-run costs about 75 ms written synchronously into an sqlite store (the ORM inserting a few
-hundred metric rows, a disk sync per transaction), three times the rest of its recording.
+run is several transactions of the store, each waiting for the disk or a server.
 :func:`submit` hands such a write to a background thread, which runs the writes in the order
 they came, so the caller goes on to the next member, and the next group's training, while the
-store is written: the disk syncs wait outside the interpreter lock, and TensorFlow's training
-leaves it free for the ORM. :func:`create` runs a run's creation on a second thread, whose
+store is written: the waits happen outside the interpreter lock. :func:`create` runs a run's creation on a second thread, whose
 result (the run id, which the result file records) the caller collects when it needs it: the
 next member's run is created while the last one's record is still being written, and while the
 member is evaluated and its model saved. A run's writes are submitted once its id is known, so
