@@ -116,17 +116,20 @@ _plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _save(model: Any, path: Path) -> None:
-    """``model`` as a ``.keras`` file at ``path``: after the network's first save, from its
-    weights plan (:mod:`roundlab.serving.weights_plan`, a third of Keras's cost), unless the
-    plan no longer holds or there is none."""
+    """``model`` as a ``.keras`` file at ``path``, written from its weights plan
+    (:mod:`roundlab.serving.weights_plan`): the walk that makes the plan is the one Keras's
+    save would make, so the first save costs what Keras's does and each later one about half;
+    by Keras when the network has no plan, and again planned when the plan no longer holds."""
     held = _plans.get(model)
     if held is not None and weights_plan.write(*held, path):
         return
     uncompiled = keras.Model(model.input, model.output, name=model.name)
-    uncompiled.save(path)
     planned = weights_plan.plan(uncompiled)
-    if planned is not None:
-        _plans[model] = (uncompiled, planned)
+    if planned is None:
+        uncompiled.save(path)
+        return
+    _plans[model] = (uncompiled, planned)
+    weights_plan.write(uncompiled, planned, path)  # planned just now: its variables hold
 
 
 def feature_matrix(

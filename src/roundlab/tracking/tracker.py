@@ -67,7 +67,7 @@ def end_run(
     """Log ``params``, ``tags`` and ``metrics`` to run ``run_id`` and end it with ``status``.
 
     Into an sqlite store, one transaction of plain inserts (:mod:`roundlab.tracking.sql_record`,
-    a fifth of the client's CPU); should it fail, and into any other store, through the client,
+    a third of the client's CPU); should it fail, and into any other store, through the client,
     in as few ``log_batch`` calls as MLflow's limits allow, the run ended even when they fail."""
     db = sqlite_file(mlflow_client.tracking_uri)
     if db is not None:

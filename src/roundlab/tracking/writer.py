@@ -4,11 +4,11 @@ A stacked group's members are recorded one after another in one process; each me
 run is several transactions of the store, each waiting for the disk or a server.
 :func:`submit` hands such a write to a background thread, which runs the writes in the order
 they came, so the caller goes on to the next member, and the next group's training, while the
-store is written: the waits happen outside the interpreter lock. :func:`create` runs a run's creation on a second thread, whose
-result (the run id, which the result file records) the caller collects when it needs it: the
-next member's run is created while the last one's record is still being written, and while the
-member is evaluated and its model saved. A run's writes are submitted once its id is known, so
-they never overtake its creation.
+store is written: the waits happen outside the interpreter lock. :func:`create` runs a run's
+creation on a second thread, whose result (the run id, which the result file records) the
+caller collects when it needs it: the next member's run is created while the last one's record
+is still being written, and while the member is evaluated and its model saved. A run's writes
+are submitted once its id is known, so they never overtake its creation.
 
 MLflow's own asynchronous logging (``log_batch(..., synchronous=False)``) covers params,
 metrics and tags only, not inputs, artifacts or a run's end, and ``set_terminated`` shuts its
