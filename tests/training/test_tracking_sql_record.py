@@ -34,7 +34,7 @@ def _record():
 
 
 def _created(client, experiment):
-    # the result-file tag is set at creation too: the end replaces it, as set_tags does
+    # roundlab.device is set at creation too: the end replaces it, as set_tags does
     run = client.create_run(experiment, tags={"roundlab.device": "gpu", "a": "b"})
     return run.info.run_id
 
