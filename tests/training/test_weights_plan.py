@@ -1,7 +1,8 @@
 """A network saved again from its weights plan (roundlab.serving.weights_plan) is the archive
 Keras itself writes, member by member, holding the weights and parameter loaded at that
 moment; a plan that no longer describes the network, or a network whose state is not all
-variables, is saved by Keras."""
+variables, is saved by Keras; and Keras's saving code walks a stacked group's network once,
+however many of its members are saved."""
 
 import gc
 import io
@@ -12,6 +13,7 @@ import h5py
 import keras
 import numpy as np
 import pytest
+from keras.src.saving import saving_lib
 
 from roundlab.run.job import resolve
 from roundlab.serving import saved_models, weights_plan
@@ -130,3 +132,28 @@ def test_a_plan_goes_with_its_network(tmp_path):
     del network
     gc.collect()
     assert len(saved_models._plans) == 0
+
+
+def test_saving_every_member_walks_the_network_once(group, tmp_path, monkeypatch):
+    walks, keras_saves = [], []
+    walk = saving_lib._save_state
+
+    def counted(saveable, *args, **kwargs):
+        if kwargs.get("inner_path", args[2] if len(args) > 2 else None) == "":
+            walks.append(saveable)
+        return walk(saveable, *args, **kwargs)
+
+    monkeypatch.setattr(saving_lib, "_save_state", counted)
+    save = keras.Model.save
+
+    def counted_save(model, *args, **kwargs):
+        keras_saves.append(model.name)
+        return save(model, *args, **kwargs)
+
+    monkeypatch.setattr(keras.Model, "save", counted_save)
+    for index in (0, 1, 0, 1):
+        vectorized._load_member(group, index, group.weights[index])
+        with saved_models.saving(group.network.model, tmp_path / f"m{index}.json"):
+            pass
+    assert len(walks) == 1
+    assert keras_saves == []
