@@ -6,19 +6,39 @@ RUNNING. Inside :func:`interruptible` both raise :class:`Interrupted`, a ``Keybo
 subclass, so no ``except Exception`` on the way (Keras, Hydra's ``run_job``) swallows it, and the
 bookkeeping in :meth:`roundlab.run.recording.Recording.capture` runs before the process exits with
 ``128 + signal number`` (130 for SIGINT, 143 for SIGTERM), the shell's convention.
-"""
+
+An exception raised from a signal handler lands wherever the main thread happens to be, and
+a few places lose it. The handler guards against each:
+
+- **Inside an import** (TensorFlow imports lazily, in the middle of a gradient): an exception
+  out of the import machinery leaves the module half-initialised in ``sys.modules``, so every
+  later use fails with an unrelated ``AttributeError``, and CPython reports ``SystemError``
+  instead of the interruption. There the handler does not raise; it sends the signal again
+  :data:`REDELIVER_S` later, until it lands outside the import.
+- **Anywhere it is swallowed or turned into another error**: in a ``__del__`` or weakref
+  callback (printed as "Exception ignored" and dropped), or in library code whose ``finally``
+  fails in turn (Hydra's config source closes a file it never opened). While the block lasts,
+  the signal is sent again every :data:`WATCH_S`: if no exception carrying an
+  :class:`Interrupted` is being handled at that moment, the interruption was lost and is
+  raised again."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+REDELIVER_S = 0.05  # how soon a signal that landed inside an import is sent again
+WATCH_S = 1.0  # how often an interruption raised is checked for being lost
 # Called with the name of every :func:`checkpoint` passed; empty unless a test fills it.
 CHECKPOINT_HOOKS: list[Callable[[str], None]] = []
 
@@ -38,28 +58,123 @@ class Interrupted(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
-    """Raise :class:`Interrupted` on the first SIGINT or SIGTERM inside the block; a second
-    signal while that interruption is being recorded is logged and ignored, so the result file
-    and the MLflow run are finished rather than cut off halfway. The previous handlers come
-    back on exit. Outside the main thread (where Python cannot install handlers) a no-op."""
+    """Raise :class:`Interrupted` on the first SIGINT or SIGTERM inside the block; a signal
+    while an interruption is being handled (recorded, on its way up) is logged and ignored, so
+    the result file and the MLflow run are finished rather than cut off halfway. The previous
+    handlers come back on exit. Outside the main thread (where Python cannot install handlers)
+    a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    raised: list[int] = []
-
-    def handler(signum: int, frame: object) -> None:
-        if raised:
-            log.warning("%s ignored: still recording the interruption", signal.strsignal(signum))
-            return
-        raised.append(signum)
-        raise Interrupted(signum)
-
-    previous = {s: signal.signal(s, handler) for s in SIGNALS}
+    guard = _Guard()
+    previous = {s: signal.signal(s, guard.handle) for s in SIGNALS}
+    unraisable, sys.unraisablehook = sys.unraisablehook, guard.unraisable(sys.unraisablehook)
     try:
         yield
     finally:
+        deferred = guard.close()
+        sys.unraisablehook = unraisable
         for s, old in previous.items():
             signal.signal(s, old)
+    if deferred is not None:  # it landed inside an import just before the block ended
+        raise Interrupted(deferred)
+
+
+class _Guard:
+    """The handler of one :func:`interruptible` block, and the timer that sends its signal
+    again (after an import, or to check that a raised interruption was not lost)."""
+
+    def __init__(self) -> None:
+        # re-entrant: the handler can run in the main thread while it holds the lock
+        self.lock = threading.RLock()
+        self.raised = False
+        self.deferred: int | None = None
+        self.own = 0  # signals the timer sent and the handler has not seen yet
+        self.timer: threading.Timer | None = None
+        self.closed = False
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        with self.lock:
+            own, self.own = self.own > 0, max(0, self.own - 1)
+            if self.closed:
+                return
+        if carried(sys.exc_info()[1]) is not None:  # being recorded, or on its way up
+            if not own:
+                log.warning(
+                    "%s ignored: still recording the interruption", signal.strsignal(signum)
+                )
+            elif self.raised:
+                self._send_later(signum, WATCH_S)
+            return
+        if _importing(frame):
+            self.deferred = signum
+            self._send_later(signum, REDELIVER_S)
+            return
+        if self.raised:
+            log.warning("the interruption was lost on its way up; raising it again")
+        self.raised, self.deferred = True, None
+        self._send_later(signum, WATCH_S)
+        raise Interrupted(signum)
+
+    def unraisable(self, previous: Callable[[Any], None]) -> Callable[[Any], None]:
+        """``sys.unraisablehook`` for the block: an interruption raised in a ``__del__`` is
+        not printed as an ignored exception; the watch raises it again."""
+
+        def hook(unraisable: Any) -> None:
+            if not isinstance(unraisable.exc_value, Interrupted):
+                previous(unraisable)
+
+        return hook
+
+    def close(self) -> int | None:
+        """Stop sending; the signal still deferred from inside an import, if any."""
+        with self.lock:
+            self.closed = True
+            timer = self.timer
+        if timer is not None:
+            timer.cancel()
+            timer.join()
+        return None if self.raised else self.deferred
+
+    def _send_later(self, signum: int, delay: float) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = threading.Timer(delay, self._send, (signum,))
+            self.timer.daemon = True  # a process that exits meanwhile does not wait for it
+            self.timer.start()
+
+    def _send(self, signum: int) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.own += 1
+            os.kill(os.getpid(), signum)
+
+
+def carried(err: BaseException | None) -> Interrupted | None:
+    """The :class:`Interrupted` that ``err`` is, or was raised while handling (a
+    :class:`SystemExit` its handler raised, the error of a ``finally`` that failed in turn)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, Interrupted):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _importing(frame: FrameType | None) -> bool:
+    """``frame`` or one of its callers is the import machinery's (``importlib._bootstrap``,
+    frozen into the interpreter, or its source file when it is not)."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib") or "importlib/_bootstrap" in name:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def checkpoint(phase: str) -> None:

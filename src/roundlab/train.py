@@ -63,14 +63,19 @@ def main() -> None:
     with interruption.interruptible():
         try:
             hydra_task()
-        except interruption.Interrupted as err:
+        except (interruption.Interrupted, SystemExit) as err:
+            # Hydra reports an interruption that its own code turned into another error (while
+            # it composes the config) and exits 1: still an interruption
+            interrupted = interruption.carried(err)
+            if interrupted is None:
+                raise
             end_tracking(KILLED)
             print(
-                f"roundlab.train: {err.reason}; the run under way was recorded KILLED",
+                f"roundlab.train: {interrupted.reason}; the run under way was recorded KILLED",
                 file=sys.stderr,
                 flush=True,
             )
-            raise SystemExit(err.exit_code) from None
+            raise SystemExit(interrupted.exit_code) from None
 
 
 if __name__ == "__main__":

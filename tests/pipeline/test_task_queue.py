@@ -3,6 +3,7 @@ order, never while they are being written, and a worker stops when told."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -68,3 +69,44 @@ def test_a_multirun_that_ignores_the_stop_signal_is_killed_after_the_wait(monkey
     )
     assert time.monotonic() - started < 10
     assert stuck.returncode == -signal.SIGKILL
+
+
+# A worker whose sweep (its parent here) exits without writing STOP: the sweep's death signal
+# was lost, and nothing else would ever end the wait.
+_ORPHAN = """
+import os, sys
+from pathlib import Path
+from roundlab.sweep.queue import Worker
+queue, report = Path(sys.argv[1]), Path(sys.argv[2])
+def say(text):  # whole, so the test never reads half of it
+    Path(f"{report}.tmp").write_text(text)
+    os.replace(f"{report}.tmp", report)
+worker = Worker(queue, "worker-1", [])
+say(f"waiting {os.getpid()}")
+say(f"took {worker.take()}")
+"""
+_PARENT = """
+import subprocess, sys, time
+from pathlib import Path
+report = Path(sys.argv[3])
+subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2], sys.argv[3]])
+while not report.is_file():
+    time.sleep(0.05)
+"""
+
+
+def test_a_waiting_worker_stops_when_the_sweep_that_started_it_is_gone(tmp_path):
+    report = tmp_path / "report"
+    subprocess.run(
+        [sys.executable, "-c", _PARENT, _ORPHAN, str(tmp_path / "queue"), str(report)],
+        check=True,
+        timeout=60,
+    )
+    orphan = int(report.read_text().split()[1])
+    deadline = time.monotonic() + 20
+    while report.read_text().startswith("waiting") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if report.read_text().startswith("waiting"):
+        os.kill(orphan, signal.SIGKILL)  # not left behind by a failing test
+    assert report.read_text() == "took False"
+    assert not (tmp_path / "queue" / queue.STOP).exists()

@@ -24,6 +24,7 @@ imports TensorFlow: the sweep itself plans and waits.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import time
@@ -35,6 +36,8 @@ from typing import Any
 import yaml
 
 from roundlab import paths
+
+log = logging.getLogger(__name__)
 
 PENDING, CLAIMED, DONE, STOP = "pending", "claimed", "done", "STOP"
 POLL_S = 0.2  # how often an idle worker looks for a task
@@ -98,12 +101,17 @@ def taken(queue: Path, worker: str) -> list[dict[str, Any]]:
 
 
 class Worker:
-    """A worker's side: :meth:`take` the next task (waiting for one), :meth:`batch` its jobs."""
+    """A worker's side: :meth:`take` the next task (waiting for one), :meth:`batch` its jobs.
+
+    A worker stops waiting when the process that started it (the sweep) is gone: the sweep's
+    death signal (:mod:`roundlab.sweep.children`) can be lost, and no task or STOP would ever
+    come."""
 
     def __init__(self, queue: Path, name: str, common: Sequence[str]) -> None:
         self.queue, self.name, self.common = Path(queue), name, list(common)
         self.current: str | None = None
         self.jobs: list[list[str]] = []
+        self.parent = os.getppid()
 
     def take(self) -> bool:
         """Mark the task in hand done and take the next one, waiting while the queue is empty;
@@ -123,6 +131,9 @@ class Worker:
                 self.current = task.name
                 self.jobs = [[*map(str, job), *self.common] for job in body["jobs"]]
                 return True
+            if os.getppid() != self.parent:
+                log.warning("%s: the sweep that started this worker is gone; stopping", self.name)
+                return False
             time.sleep(POLL_S)
         return False
 

@@ -1,0 +1,127 @@
+"""An interruption is never lost on its way up (:mod:`roundlab.interruption`): not inside an
+import, not in a ``__del__``, not when library code turns it into another error; and the
+checks that find a lost one never cut off an interruption being recorded."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from roundlab.interruption import WATCH_S, Interrupted, interruptible
+
+
+def test_a_signal_inside_an_import_lets_the_import_finish_and_interrupts_just_after(
+    tmp_path, monkeypatch
+):
+    """TensorFlow imports modules lazily, mid-gradient: an interruption raised in the import
+    machinery would leave the module half-initialised and come out as SystemError."""
+    (tmp_path / "lazily_imported.py").write_text(
+        "import signal\nsignal.raise_signal(signal.SIGTERM)\nREST_OF_THE_MODULE = True\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazily_imported", raising=False)
+    with pytest.raises(Interrupted) as caught, interruptible():
+        import lazily_imported
+
+        assert lazily_imported.REST_OF_THE_MODULE
+        time.sleep(5)  # the signal is sent again once the import is over
+    assert caught.value.reason == "interrupted by SIGTERM"
+    assert sys.modules["lazily_imported"].REST_OF_THE_MODULE
+
+
+def test_a_signal_at_the_end_of_an_import_at_the_end_of_the_block_interrupts_on_leaving(
+    tmp_path, monkeypatch
+):
+    (tmp_path / "imported_last.py").write_text(
+        "import signal\nsignal.raise_signal(signal.SIGINT)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "imported_last", raising=False)
+    with pytest.raises(Interrupted) as caught, interruptible():
+        import imported_last  # noqa: F401
+    assert caught.value.exit_code == 130
+
+
+class _SignalledWhileCollected:
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+
+
+def test_an_interruption_swallowed_by_a_del_is_raised_again_without_a_printed_error(capfd):
+    started = time.monotonic()
+    with pytest.raises(Interrupted), interruptible():
+        _SignalledWhileCollected()  # collected at once: its __del__ takes the interruption
+        gc.collect()
+        time.sleep(10)
+    assert time.monotonic() - started < 3 * WATCH_S
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_an_interruption_a_library_turns_into_another_error_is_raised_again():
+    """Hydra's config source does this: its ``finally`` closes a file whose ``open`` was
+    interrupted, and an UnboundLocalError replaces the interruption."""
+
+    def read_config():
+        try:
+            signal.raise_signal(signal.SIGTERM)
+            opened = True
+        finally:
+            del opened  # noqa: F821  (unbound: the interruption came first)
+
+    started = time.monotonic()
+    with pytest.raises(Interrupted), interruptible():
+        try:
+            read_config()
+        except Exception as err:  # what a run does with an error: record it and go on
+            assert isinstance(err, UnboundLocalError)
+        time.sleep(10)
+    assert time.monotonic() - started < 3 * WATCH_S
+
+
+def test_an_interruption_being_recorded_is_not_raised_again_however_long_it_takes(caplog):
+    with caplog.at_level(logging.WARNING), pytest.raises(Interrupted) as caught, interruptible():
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except Interrupted as err:
+            first = err
+            time.sleep(3 * WATCH_S)  # recording it: the watch's signals land here
+            raise
+    assert caught.value is first
+    assert caplog.records == []  # the watch's own signals are not reported as ignored
+
+
+# Hydra composing the config when the signal lands: its own ``finally`` turns the interruption
+# into an UnboundLocalError, reported as an error with exit 1.
+_SIGNAL_WHILE_HYDRA_COMPOSES = """
+import pathlib, signal, sys
+from hydra._internal.core_plugins import importlib_resources_config_source as source
+opened = pathlib.Path.open
+def open_interrupted(self, *args, **kwargs):
+    if sys._getframe(1).f_code.co_filename == source.__file__:
+        pathlib.Path.open = opened
+        signal.raise_signal(signal.SIGTERM)
+    return opened(self, *args, **kwargs)
+pathlib.Path.open = open_interrupted
+from roundlab.train import main
+sys.argv = ["roundlab.train", *sys.argv[1:]]
+main()
+"""
+
+
+def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_WHILE_HYDRA_COMPOSES, f"results_dir={tmp_path}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 143, done.stderr
+    assert "roundlab.train: interrupted by SIGTERM" in done.stderr
+    assert not list(tmp_path.glob("*.json"))  # no run had begun
