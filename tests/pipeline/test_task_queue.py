@@ -110,3 +110,39 @@ def test_a_waiting_worker_stops_when_the_sweep_that_started_it_is_gone(tmp_path)
         os.kill(orphan, signal.SIGKILL)  # not left behind by a failing test
     assert report.read_text() == "took False"
     assert not (tmp_path / "queue" / queue.STOP).exists()
+
+
+# A worker whose sweep is gone while tasks are still queued (the sweep was killed outright
+# between queueing a round and the workers taking it).
+_ORPHAN_WITH_TASKS = """
+import os, sys, time
+from pathlib import Path
+from roundlab.sweep.queue import Worker
+queue, report = Path(sys.argv[1]), Path(sys.argv[2])
+worker = Worker(queue, "worker-1", [])
+Path(f"{report}.tmp").write_text(f"waiting {os.getpid()}")
+os.replace(f"{report}.tmp", report)
+while os.getppid() == worker.parent:
+    time.sleep(0.05)
+Path(f"{report}.tmp").write_text(f"took {worker.take()}")
+os.replace(f"{report}.tmp", report)
+"""
+
+
+def test_a_worker_whose_sweep_is_gone_takes_no_task_left_in_the_queue(tmp_path):
+    """Otherwise it trains the dead sweep's tasks (or, the queue being the sweep directory's,
+    the next sweep's) behind that sweep's back."""
+    queue.enqueue(tmp_path / "queue", 0, [_task("a")])
+    report = tmp_path / "report"
+    subprocess.run(
+        [sys.executable, "-c", _PARENT, _ORPHAN_WITH_TASKS, str(tmp_path / "queue"), str(report)],
+        check=True,
+        timeout=60,
+    )
+    deadline = time.monotonic() + 20
+    while report.read_text().startswith("waiting") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if report.read_text().startswith("waiting"):
+        os.kill(int(report.read_text().split()[1]), signal.SIGKILL)
+    assert report.read_text() == "took False"
+    assert queue.waiting(tmp_path / "queue")  # left for the next sweep
