@@ -122,6 +122,11 @@ class Worker:
         mine = self.queue / CLAIMED / self.name
         mine.mkdir(parents=True, exist_ok=True)
         while not (self.queue / STOP).exists():
+            # before taking a task, not only when none is left: an orphan must not train the
+            # dead sweep's tasks, nor those the next sweep queues in the same directory
+            if os.getppid() != self.parent:
+                log.warning("%s: the sweep that started this worker is gone; stopping", self.name)
+                return False
             for task in _pending(self.queue):
                 try:
                     os.rename(task, mine / task.name)  # atomic: one worker gets it
@@ -131,9 +136,6 @@ class Worker:
                 self.current = task.name
                 self.jobs = [[*map(str, job), *self.common] for job in body["jobs"]]
                 return True
-            if os.getppid() != self.parent:
-                log.warning("%s: the sweep that started this worker is gone; stopping", self.name)
-                return False
             time.sleep(POLL_S)
         return False
 
