@@ -125,3 +125,69 @@ def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_p
     assert done.returncode == 143, done.stderr
     assert "roundlab.train: interrupted by SIGTERM" in done.stderr
     assert not list(tmp_path.glob("*.json"))  # no run had begun
+
+
+def test_a_signal_at_any_moment_of_entering_or_leaving_the_block_never_leaves_it_installed():
+    """Signals sent while blocks are entered and left, as many as land inside a long one: each
+    block's handler, its watch and its unraisable hook are gone once it is left, whatever it
+    raised. A handler left installed would keep raising the interruption every WATCH_S, in
+    whatever the process does next."""
+    import os
+    import threading
+
+    outside = signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    previous, hook = signal.getsignal(signal.SIGTERM), sys.unraisablehook
+    sending = threading.Event()
+
+    def send():
+        while not sending.wait(0.001):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    left = []
+    try:
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline and not left:
+            try:
+                with interruptible():
+                    pass
+            except Interrupted:
+                pass
+            if signal.getsignal(signal.SIGTERM) is not previous or sys.unraisablehook is not hook:
+                left.append(signal.getsignal(signal.SIGTERM))
+    finally:
+        sending.set()
+        sender.join()
+        for handler in left:  # stop its watch: its next signal would end the test session
+            handler.__self__.close()
+        signal.signal(signal.SIGTERM, outside)
+        sys.unraisablehook = hook
+    assert left == []
+    time.sleep(2 * WATCH_S)  # a watch left running would raise here
+
+
+# A run that ends in a lazy import as SIGTERM arrives: the import defers it, the block ends.
+_SIGNAL_IN_THE_LAST_IMPORT = """
+import pathlib, sys
+pathlib.Path("imported_last.py").write_text("import signal\\nsignal.raise_signal(signal.SIGTERM)\\n")
+sys.path.insert(0, ".")
+from roundlab import train
+def hydra_task():
+    import imported_last  # noqa: F401
+train.hydra_task = hydra_task
+train.main()
+"""
+
+
+def test_a_signal_deferred_to_the_end_of_the_command_exits_as_an_interruption(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_IN_THE_LAST_IMPORT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 143, done.stderr
+    assert "roundlab.train: interrupted by SIGTERM" in done.stderr
+    assert "Traceback" not in done.stderr
