@@ -170,7 +170,8 @@ def test_a_signal_at_any_moment_of_entering_or_leaving_the_block_never_leaves_it
 # A run that ends in a lazy import as SIGTERM arrives: the import defers it, the block ends.
 _SIGNAL_IN_THE_LAST_IMPORT = """
 import pathlib, sys
-pathlib.Path("imported_last.py").write_text("import signal\\nsignal.raise_signal(signal.SIGTERM)\\n")
+last = "import signal\\nsignal.raise_signal(signal.SIGTERM)\\n"
+pathlib.Path("imported_last.py").write_text(last)
 sys.path.insert(0, ".")
 from roundlab import train
 def hydra_task():
