@@ -192,3 +192,11 @@ def test_a_signal_deferred_to_the_end_of_the_command_exits_as_an_interruption(tm
     assert done.returncode == 143, done.stderr
     assert "roundlab.train: interrupted by SIGTERM" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_interruption_lost_just_before_the_block_ends_is_raised_on_leaving():
+    """The watch raises a lost interruption again only a WATCH_S later: a block that ends
+    sooner (a run's last second, hydra_task's block inside train.main's) must not drop it."""
+    with pytest.raises(Interrupted) as caught, interruptible():
+        _SignalledWhileCollected()  # its __del__ takes the interruption; the block ends at once
+    assert caught.value.exit_code == 143
