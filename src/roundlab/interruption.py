@@ -67,17 +67,25 @@ def interruptible() -> Iterator[None]:
         yield
         return
     guard = _Guard()
-    previous = {s: signal.signal(s, guard.handle) for s in SIGNALS}
-    unraisable, sys.unraisablehook = sys.unraisablehook, guard.unraisable(sys.unraisablehook)
+    previous: dict[int, Any] = {}
+    unraisable = sys.unraisablehook
     try:
+        # inside the try, each handler kept before it is replaced: a signal landing between
+        # two steps (right after a call) still finds every one of them undone
+        for s in SIGNALS:
+            previous[s] = signal.getsignal(s)
+            signal.signal(s, guard.handle)
+        sys.unraisablehook = guard.unraisable(unraisable)
         yield
     finally:
-        deferred = guard.close()
+        # first, before any call (where a signal can land): the handler no longer raises
+        guard.closed = True
+        late = guard.close()
         sys.unraisablehook = unraisable
         for s, old in previous.items():
             signal.signal(s, old)
-    if deferred is not None:  # it landed inside an import just before the block ended
-        raise Interrupted(deferred)
+        if late is not None:
+            raise Interrupted(late)
 
 
 class _Guard:
@@ -87,8 +95,9 @@ class _Guard:
     def __init__(self) -> None:
         # re-entrant: the handler can run in the main thread while it holds the lock
         self.lock = threading.RLock()
-        self.raised = False
+        self.raised: int | None = None  # the signal raised as Interrupted
         self.deferred: int | None = None
+        self.late: int | None = None  # a signal that came while the block was being left
         self.own = 0  # signals the timer sent and the handler has not seen yet
         self.timer: threading.Timer | None = None
         self.closed = False
@@ -96,8 +105,7 @@ class _Guard:
     def handle(self, signum: int, frame: FrameType | None) -> None:
         with self.lock:
             own, self.own = self.own > 0, max(0, self.own - 1)
-            if self.closed:
-                return
+            closed = self.closed
         if carried(sys.exc_info()[1]) is not None:  # being recorded, or on its way up
             if not own:
                 log.warning(
@@ -106,13 +114,17 @@ class _Guard:
             elif self.raised:
                 self._send_later(signum, WATCH_S)
             return
+        if closed:  # raised on leaving, once the previous handlers are back
+            if not own:
+                self.late = signum
+            return
         if _importing(frame):
             self.deferred = signum
             self._send_later(signum, REDELIVER_S)
             return
         if self.raised:
             log.warning("the interruption was lost on its way up; raising it again")
-        self.raised, self.deferred = True, None
+        self.raised, self.deferred = signum, None
         self._send_later(signum, WATCH_S)
         raise Interrupted(signum)
 
@@ -127,14 +139,18 @@ class _Guard:
         return hook
 
     def close(self) -> int | None:
-        """Stop sending; the signal still deferred from inside an import, if any."""
+        """Stop sending; the signal to raise as the block is left, unless an interruption is
+        on its way up: one that came while it was left, one deferred from inside an import,
+        or one raised and lost too late for the watch to raise it again."""
         with self.lock:
             self.closed = True
             timer = self.timer
         if timer is not None:
             timer.cancel()
             timer.join()
-        return None if self.raised else self.deferred
+        if carried(sys.exc_info()[1]) is not None:
+            return None
+        return self.late or self.deferred or self.raised
 
     def _send_later(self, signum: int, delay: float) -> None:
         with self.lock:

@@ -60,9 +60,12 @@ def main() -> None:
     """The command line: an interruption ends the open sweep's MLflow parents KILLED and exits
     128 + the signal number with one line on stderr."""
     register_configs()
+    # The inner block can raise as it is left (a signal deferred from an import at its very
+    # end); the outer one ignores a second signal while the first is recorded.
     with interruption.interruptible():
         try:
-            hydra_task()
+            with interruption.interruptible():
+                hydra_task()
         except (interruption.Interrupted, SystemExit) as err:
             # Hydra reports an interruption that its own code turned into another error (while
             # it composes the config) and exits 1: still an interruption
