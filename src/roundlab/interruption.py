@@ -172,13 +172,18 @@ class _Guard:
 
 def carried(err: BaseException | None) -> Interrupted | None:
     """The :class:`Interrupted` that ``err`` is, or was raised while handling (a
-    :class:`SystemExit` its handler raised, the error of a ``finally`` that failed in turn)."""
-    seen = set()
-    while err is not None and id(err) not in seen:
+    :class:`SystemExit` its handler raised, the error of a ``finally`` that failed in turn),
+    through its causes and contexts both: ``raise X from Y`` keeps the interruption it
+    replaced as X's context."""
+    seen, todo = set(), [err]
+    while todo:
+        err = todo.pop()
+        if err is None or id(err) in seen:
+            continue
         if isinstance(err, Interrupted):
             return err
         seen.add(id(err))
-        err = err.__cause__ or err.__context__
+        todo += [err.__cause__, err.__context__]
     return None
 
 

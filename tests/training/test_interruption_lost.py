@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
-from roundlab.interruption import WATCH_S, Interrupted, interruptible
+from roundlab.interruption import WATCH_S, Interrupted, carried, interruptible
 
 
 def test_a_signal_inside_an_import_lets_the_import_finish_and_interrupts_just_after(
@@ -96,16 +98,27 @@ def test_an_interruption_being_recorded_is_not_raised_again_however_long_it_take
     assert caplog.records == []  # the watch's own signals are not reported as ignored
 
 
-# Hydra composing the config when the signal lands: its own ``finally`` turns the interruption
-# into an UnboundLocalError, reported as an error with exit 1.
+# Hydra composes the config twice before a run: once to find its mode, inside an ``except
+# Exception`` that swallows whatever goes wrong, then for the run, where its config source's
+# ``finally`` (closing a file whose ``open`` was interrupted) turns the interruption into an
+# UnboundLocalError that Hydra reports before it exits 1. The signal lands in the third file
+# that composition opens.
 _SIGNAL_WHILE_HYDRA_COMPOSES = """
 import pathlib, signal, sys
 from hydra._internal.core_plugins import importlib_resources_config_source as source
-opened = pathlib.Path.open
+which, opened, calls = sys.argv.pop(1), pathlib.Path.open, []
+def composing(which):
+    frame, names = sys._getframe(2), set()
+    while frame is not None:
+        names.add(frame.f_code.co_name)
+        frame = frame.f_back
+    return ("get_mode" in names) == (which == "mode")
 def open_interrupted(self, *args, **kwargs):
-    if sys._getframe(1).f_code.co_filename == source.__file__:
-        pathlib.Path.open = opened
-        signal.raise_signal(signal.SIGTERM)
+    if sys._getframe(1).f_code.co_filename == source.__file__ and composing(which):
+        calls.append(self)
+        if len(calls) == 3:
+            pathlib.Path.open = opened
+            signal.raise_signal(signal.SIGTERM)
     return opened(self, *args, **kwargs)
 pathlib.Path.open = open_interrupted
 from roundlab.train import main
@@ -114,9 +127,10 @@ main()
 """
 
 
-def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_path):
+@pytest.mark.parametrize("which", ["mode", "run"])
+def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_path, which):
     done = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_WHILE_HYDRA_COMPOSES, f"results_dir={tmp_path}"],
+        [sys.executable, "-c", _SIGNAL_WHILE_HYDRA_COMPOSES, which, f"results_dir={tmp_path}"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -124,7 +138,9 @@ def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_p
     )
     assert done.returncode == 143, done.stderr
     assert "roundlab.train: interrupted by SIGTERM" in done.stderr
-    assert not list(tmp_path.glob("*.json"))  # no run had begun
+    if which == "run":  # Hydra's own report of the error it made of it; no run had begun
+        assert "UnboundLocalError" in done.stderr
+        assert not list(tmp_path.rglob("*.json"))
 
 
 def test_a_signal_at_any_moment_of_entering_or_leaving_the_block_never_leaves_it_installed():
@@ -132,9 +148,6 @@ def test_a_signal_at_any_moment_of_entering_or_leaving_the_block_never_leaves_it
     block's handler, its watch and its unraisable hook are gone once it is left, whatever it
     raised. A handler left installed would keep raising the interruption every WATCH_S, in
     whatever the process does next."""
-    import os
-    import threading
-
     outside = signal.signal(signal.SIGTERM, lambda signum, frame: None)
     previous, hook = signal.getsignal(signal.SIGTERM), sys.unraisablehook
     sending = threading.Event()
@@ -200,3 +213,15 @@ def test_an_interruption_lost_just_before_the_block_ends_is_raised_on_leaving():
     with pytest.raises(Interrupted) as caught, interruptible():
         _SignalledWhileCollected()  # its __del__ takes the interruption; the block ends at once
     assert caught.value.exit_code == 143
+
+
+def test_an_interruption_replaced_by_an_error_raised_from_another_is_still_carried():
+    """``raise X from Y`` inside a handler: the interruption is X's context, Y its cause."""
+    try:
+        try:
+            raise Interrupted(signal.SIGTERM)
+        except Interrupted:
+            raise RuntimeError("a library's own error") from ValueError("unrelated")
+    except RuntimeError as err:
+        assert carried(err).reason == "interrupted by SIGTERM"
+    assert carried(ValueError("no interruption")) is None
