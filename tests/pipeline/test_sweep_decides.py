@@ -24,29 +24,11 @@ from roundlab.sweep.preview import job_overrides
 from roundlab.sweep.profile import load_profile
 from roundlab.sweep.schedule import training_configs
 
-SMALL = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
 
-
-def _project(root: Path) -> Path:
-    """Plain approaches, a rounding activation with an integer-valued parameter grid (the
-    schema makes it a float) and the negative control, two rates, two seeds, 2 epochs."""
-    profile = {
-        "seeds": [0, 1],
-        "approaches": ["regression"],
-        "activations": {"sigmoid_round": [5, 10], "hard_round": None},
-        "learning_rates": [0.01, 0.003],
-        "overrides": ["trainer.epochs=2", "model.hidden_sizes=[8]", "trainer.batch_size=64"],
-        "dataset_overrides": {"count": SMALL},
-        "tracking": False,
-    }
-    (root / "params.yaml").write_text(yaml.safe_dump({"datasets": {"count": {}}, "profile": "p"}))
-    (root / "profiles.yaml").write_text(yaml.safe_dump({"p": profile}))
-    (root / "dvc.yaml").write_text("stages: {}\n")
-    return root
-
-
-def test_the_sweep_fingerprints_every_job_as_its_multirun_does(tmp_path, monkeypatch):
-    root = _project(tmp_path)
+def test_the_sweep_fingerprints_every_job_as_its_multirun_does(
+    tmp_path, monkeypatch, sweep_project
+):
+    root = sweep_project(tmp_path)
     monkeypatch.setenv("ROUNDLAB_ROOT", str(root))
     profile = load_profile(root / "params.yaml")
     results_dir = root / "results"
@@ -95,9 +77,9 @@ def _result_files(root: Path) -> dict[Path, int]:
 
 @pytest.mark.slow
 def test_a_rerun_with_every_run_reusable_starts_no_multirun_and_imports_no_tensorflow(
-    tmp_path,
+    tmp_path, sweep_project
 ):
-    root = _project(tmp_path)
+    root = sweep_project(tmp_path)
     first = _sweep(root)
     assert first.returncode == 0, first.stderr[-3000:]
     trained = _result_files(root)
@@ -137,9 +119,9 @@ def test_a_rerun_with_every_run_reusable_starts_no_multirun_and_imports_no_tenso
 
 
 def test_a_family_whose_configs_cannot_be_composed_is_left_whole_to_its_multirun(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, sweep_project
 ):
-    root = _project(tmp_path)
+    root = sweep_project(tmp_path)
     monkeypatch.setenv("ROUNDLAB_ROOT", str(root))
     profile = load_profile(root / "params.yaml")
     profile = replace(profile, overrides=(*profile.overrides, "model.no_such_key=1"))

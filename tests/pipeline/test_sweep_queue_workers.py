@@ -22,29 +22,6 @@ from roundlab.sweep.resamples import from_configs
 
 pytestmark = pytest.mark.slow
 
-SMALL = ["n_train=300", "n_val=100", "n_test=100", "n_extrapolate=100"]
-
-
-def _project(root: Path, **profile_keys) -> Path:
-    """Plain regression and sigmoid_round (two steepness values), two rates, two seeds, 2
-    epochs: its first sweep extends both families' rates in two rounds."""
-    profile = {
-        "seeds": [0, 1],
-        "approaches": ["regression"],
-        "activations": {"sigmoid_round": [5, 10], "hard_round": None},
-        "learning_rates": [0.01, 0.003],
-        "overrides": ["trainer.epochs=2", "model.hidden_sizes=[8]", "trainer.batch_size=64"],
-        "dataset_overrides": {"count": SMALL},
-        "tracking": False,
-        "processes": 2,
-        **profile_keys,
-    }
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "params.yaml").write_text(yaml.safe_dump({"datasets": {"count": {}}, "profile": "p"}))
-    (root / "profiles.yaml").write_text(yaml.safe_dump({"p": profile}))
-    (root / "dvc.yaml").write_text("stages: {}\n")
-    return root
-
 
 def _sweep_command(root: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "roundlab.sweep", "--params", str(root / "params.yaml"), *args]
@@ -70,8 +47,8 @@ def _planned(results: Path) -> list[Path]:
     return [results / p for p in record["planned"]]
 
 
-def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path):
-    root = _project(tmp_path)
+def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path, sweep_project):
+    root = sweep_project(tmp_path, processes=2)
     first = _sweep(root)
     assert first.returncode == 0, first.stderr[-3000:]
     log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
@@ -103,8 +80,10 @@ def test_rounds_after_a_round_with_one_task_still_get_processes_workers(tmp_path
     assert len(log["multiruns"]) == 2, [m["families"] for m in log["multiruns"]]
 
 
-def test_two_sweeps_sharing_a_sweep_dir_keep_their_runs_in_their_own_results(tmp_path):
-    root = _project(tmp_path, processes=1, rate_extensions=0)
+def test_two_sweeps_sharing_a_sweep_dir_keep_their_runs_in_their_own_results(
+    tmp_path, sweep_project
+):
+    root = sweep_project(tmp_path, processes=1, rate_extensions=0)
     sweep_dir, a, b = root / "multirun", root / "results-a", root / "results-b"
     first = subprocess.Popen(
         _sweep_command(root, "--results", str(a), "--sweep-dir", str(sweep_dir)),
@@ -133,11 +112,13 @@ def test_two_sweeps_sharing_a_sweep_dir_keep_their_runs_in_their_own_results(tmp
         assert missing_b == [], f"the second sweep ended 0 without {missing_b}\n{second.stdout}"
 
 
-def test_a_cluster_launcher_submits_a_rounds_families_together(tmp_path):
+def test_a_cluster_launcher_submits_a_rounds_families_together(tmp_path, sweep_project):
     """With processes: 1 the one worker's round is one submission (its families' stacked
     groups in flight at once, up to array_parallelism), as before the queue, not one submission
     per family waited on before the next."""
-    root = _project(tmp_path, processes=1, rate_extensions=0, launcher="vectorized_submitit_local")
+    root = sweep_project(
+        tmp_path, processes=1, rate_extensions=0, launcher="vectorized_submitit_local"
+    )
     done = _sweep(root)
     assert done.returncode == 0, done.stderr[-3000:]
     worker_log = (root / "multirun" / "worker-1" / "multirun.log").read_text()
@@ -148,11 +129,11 @@ def test_a_cluster_launcher_submits_a_rounds_families_together(tmp_path):
     assert submitted == [3], submitted
 
 
-def test_a_sweep_that_fails_between_rounds_leaves_no_worker_running(tmp_path):
+def test_a_sweep_that_fails_between_rounds_leaves_no_worker_running(tmp_path, sweep_project):
     """Planning round 1 fails (here: its manifest cannot be written, the disk full): the sweep
     returns 1, and its workers, idle and waiting for round 1's tasks, stop with it rather than
     poll the queue for as long as the calling process (``roundlab study``) lives."""
-    root = _project(tmp_path, rate_extensions=1)
+    root = sweep_project(tmp_path, processes=2, rate_extensions=1)
     script = (
         "import os, sys, time\n"
         "from roundlab.errors import WriteFailed\n"
