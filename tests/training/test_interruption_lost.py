@@ -98,6 +98,21 @@ def test_an_interruption_being_recorded_is_not_raised_again_however_long_it_take
     assert caplog.records == []  # the watch's own signals are not reported as ignored
 
 
+def _interrupted_command(tmp_path, script: str, *args: str) -> subprocess.CompletedProcess:
+    """Run ``script`` (which calls ``roundlab.train``'s main) and check that it ended as an
+    interruption by SIGTERM: exit 143 and roundlab's one line."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 143, done.stderr
+    assert "roundlab.train: interrupted by SIGTERM" in done.stderr
+    return done
+
+
 # Hydra composes the config twice before a run: once to find its mode, inside an ``except
 # Exception`` that swallows whatever goes wrong, then for the run, where its config source's
 # ``finally`` (closing a file whose ``open`` was interrupted) turns the interruption into an
@@ -129,15 +144,9 @@ main()
 
 @pytest.mark.parametrize("which", ["mode", "run"])
 def test_a_signal_while_hydra_composes_the_config_exits_as_an_interruption(tmp_path, which):
-    done = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_WHILE_HYDRA_COMPOSES, which, f"results_dir={tmp_path}"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = _interrupted_command(
+        tmp_path, _SIGNAL_WHILE_HYDRA_COMPOSES, which, f"results_dir={tmp_path}"
     )
-    assert done.returncode == 143, done.stderr
-    assert "roundlab.train: interrupted by SIGTERM" in done.stderr
     if which == "run":  # Hydra's own report of the error it made of it; no run had begun
         assert "UnboundLocalError" in done.stderr
         assert not list(tmp_path.rglob("*.json"))
@@ -195,15 +204,7 @@ train.main()
 
 
 def test_a_signal_deferred_to_the_end_of_the_command_exits_as_an_interruption(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_IN_THE_LAST_IMPORT],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 143, done.stderr
-    assert "roundlab.train: interrupted by SIGTERM" in done.stderr
+    done = _interrupted_command(tmp_path, _SIGNAL_IN_THE_LAST_IMPORT)
     assert "Traceback" not in done.stderr
 
 
