@@ -4,14 +4,16 @@
 validation examples of 10 features, batch 64 (24 steps an epoch), each training its own number
 of epochs, spread evenly from 10 to 150 (``member_epochs``, the refit path: the same stops
 every time, as early stopping at those epochs would give). ``roundlab.engine.train_members``
-with ``compact=False``, ``compact=True`` (the rule: rebuild once the live members fit in half
-of the stack) and ``compact=True`` under the eager rule (rebuild as soon as 16 slots can go),
-in turn, ``--repeats`` times each; the median wall time, and the slot-epochs computed (stack
-slots summed over epochs, live or not).
+with ``compact=False``, ``compact=True`` (the CPU rule: a member leaves right after its last
+epoch) and ``compact=True`` under XLA's rule (members leave once the live ones fit in half of
+the stack; run here without XLA, to show what the CPU would lose by it), in turn, ``--repeats``
+times each; the median wall time, and the member-epochs computed (members in the program summed
+over epochs, live or not).
 
-Then the two costs the rule weighs, from the same process: an epoch of a stack of 16, 32 and
-48 slots (median of ``--repeats`` runs of 1 and 11 epochs: (t(11) - t(1)) / 10), and the
-one-off cost of a program (trace and first epoch, t(1) minus an epoch). Prints markdown.
+Then what the rule weighs, from the same process: an epoch of a stack of 10, 20 and 40 members
+(median of ``--repeats`` runs of 1 and 11 epochs: (t(11) - t(1)) / 10), the one-off cost of a
+program (trace and first epoch, t(1) minus an epoch), and one compaction (the gather of the
+live members' rows) of the 40. Prints markdown.
 
     python bench/compaction.py [--repeats 3]
 """
@@ -29,11 +31,12 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 from roundlab import approaches  # noqa: E402
-from roundlab.engine import Member, compaction, models, stacked, train_members  # noqa: E402
+from roundlab.engine import Member, compaction, epoch_program, models, train_members  # noqa: E402
 from roundlab.run import config  # noqa: E402
 
 N_TRAIN, N_VAL, N_FEATURES, BATCH, HIDDEN, MEMBERS = 1500, 300, 10, 64, [64, 64], 40
-SLOT_EPOCHS = [0]
+MEMBER_EPOCHS = [0]
+SELECTS: list[float] = []
 
 
 def labelled(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -45,18 +48,23 @@ def labelled(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def counting(call):
     def counted(program, orders):
-        SLOT_EPOCHS[0] += orders.shape[1]
+        MEMBER_EPOCHS[0] += orders.shape[1]
         return call(program, orders)
 
     return counted
 
 
-def eager(live: int, stack: int) -> bool:
-    return 0 < live + -live % compaction.LANES < stack
+def timed(select):
+    def timed_select(program, rows):
+        start = time.perf_counter()
+        select(program, rows)
+        SELECTS.append(time.perf_counter() - start)
+
+    return timed_select
 
 
 def run(approach, members, data, epochs, compact: bool) -> tuple[float, int]:
-    SLOT_EPOCHS[0] = 0
+    MEMBER_EPOCHS[0] = 0
     start = time.perf_counter()
     outcomes = train_members(
         approach,
@@ -70,14 +78,15 @@ def run(approach, members, data, epochs, compact: bool) -> tuple[float, int]:
     )
     seconds = time.perf_counter() - start
     assert [o.epochs_run for o in outcomes] == list(epochs)
-    return seconds, SLOT_EPOCHS[0]
+    return seconds, MEMBER_EPOCHS[0]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    stacked.EpochProgram.__call__ = counting(stacked.EpochProgram.__call__)
+    epoch_program.EpochProgram.__call__ = counting(epoch_program.EpochProgram.__call__)
+    epoch_program.EpochProgram.select = timed(epoch_program.EpochProgram.select)
     data = (*labelled(N_TRAIN, 0), *labelled(N_VAL, 1))
     cfg = config.compose(
         ["approach=rounding", "activation=soft_round", "model.hidden_sizes=[64,64]"]
@@ -89,28 +98,40 @@ def main() -> None:
         weights = models.build_mlp(N_FEATURES, cfg.model, approach).model.get_weights()
         members.append(Member(seed, weights, float(alpha)))
     epochs = [int(e) for e in np.round(np.linspace(10, 150, MEMBERS))]
-    halving = compaction.worth_compacting
-    rules = {"off": None, "on, halving (the rule)": halving, "on, eager": eager}
-    times: dict[str, list[float]] = {name: [] for name in rules}
-    slots = {}
+    rule = compaction.worth_compacting
+
+    def xla_rule(live: int, stack: int, jit_compile: bool) -> bool:
+        return rule(live, stack, True)
+
+    ways = {
+        "off": (False, rule),
+        "on (the CPU rule)": (True, rule),
+        "on, XLA's rule": (True, xla_rule),
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    computed = {}
     for _ in range(args.repeats):
-        for name, rule in rules.items():
-            compaction.worth_compacting = rule or halving
-            seconds, slots[name] = run(approach, members, data, epochs, rule is not None)
+        for name, (compact, chosen) in ways.items():
+            compaction.worth_compacting = chosen
+            seconds, computed[name] = run(approach, members, data, epochs, compact)
             times[name].append(seconds)
-    compaction.worth_compacting = halving
+    compaction.worth_compacting = rule
     print(f"member-epochs trained: {sum(epochs)}")
-    print("| compaction | wall s (median) | runs s | slot-epochs computed |")
+    print("| compaction | wall s (median) | runs s | member-epochs computed |")
     print("|---|---:|---:|---:|")
-    for name in rules:
+    for name in ways:
         shown = ", ".join(f"{t:.2f}" for t in times[name])
         median = statistics.median(times[name])
-        print(f"| {name} | {median:.2f} | {shown} | {slots[name]} |")
+        print(f"| {name} | {median:.2f} | {shown} | {computed[name]} |")
     print()
-    print("| stack slots | ms per epoch | one-off s (trace + first epoch - an epoch) |")
+    SELECTS.clear()
+    run(approach, members, data, [1] * (MEMBERS - 1) + [2], True)
+    print(f"one compaction of {MEMBERS} members to 1: {SELECTS[0] * 1e3:.1f} ms")
+    print()
+    print("| members | ms per epoch | one-off s (trace + first epoch - an epoch) |")
     print("|---:|---:|---:|")
-    for size in (16, 32, 48):
-        group = (members * 2)[:size]
+    for size in (10, 20, 40):
+        group = members[:size]
         one, eleven = [], []
         for _ in range(args.repeats):
             one.append(run(approach, group, data, [1] * size, False)[0])

@@ -1,7 +1,7 @@
 """Compaction: members that stopped leave the stacked program, and nobody's outcome changes.
 
 Compared bitwise on the CPU under op determinism, as tests/engine/test_group_independence.py.
-Member-steps are counted from what each epoch program is given: steps x stack slots.
+Member-steps are counted from what each epoch program is given: steps x the members in it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from roundlab.engine import EarlyStopping, Member, compaction, stacked, stacked_kfold, train_members
+from roundlab.engine import (
+    EarlyStopping,
+    Member,
+    compaction,
+    epoch_program,
+    stacked_kfold,
+    train_members,
+)
 
 from .support import HIDDEN, initial_weights, setup
 from .test_group_independence import assert_same_outcome
@@ -23,13 +30,13 @@ SETTINGS = {"hidden_sizes": HIDDEN, "batch_size": 32}
 def member_steps(monkeypatch):
     """The member-steps the epoch programs of a test computed, as a list of one count."""
     counted = [0]
-    call = stacked.EpochProgram.__call__
+    call = epoch_program.EpochProgram.__call__
 
     def counting(program, orders):
         counted[0] += orders.shape[0] * orders.shape[1]
         return call(program, orders)
 
-    monkeypatch.setattr(stacked.EpochProgram, "__call__", counting)
+    monkeypatch.setattr(epoch_program.EpochProgram, "__call__", counting)
     return counted
 
 
@@ -45,10 +52,8 @@ def soft_round_members(data, count: int) -> tuple[object, list[Member]]:
 def test_refits_stopping_at_mixed_epochs_give_the_same_outcomes_in_fewer_member_steps(
     data, member_steps
 ):
-    """24 refits of 1..24 epochs stack in 32 slots. After epoch e (0-based) 23 - e are still
-    training: from e = 7 they fit in 16 slots, half of 32, so the program is rebuilt once and
-    runs 8 epochs x 32 slots + 16 epochs x 16 slots = 512 slot-epochs instead of 24 x 32 = 768,
-    of 3 steps each (90 rows, batch 32)."""
+    """24 refits of 1..24 epochs: epoch e (0-based) runs the 24 - e still training, 300
+    member-epochs instead of 24 x 24 = 576, of 3 steps each (90 rows, batch 32)."""
     approach, members = soft_round_members(data, 24)
     epochs = list(range(1, 25))
     runs = {}
@@ -58,7 +63,7 @@ def test_refits_stopping_at_mixed_epochs_give_the_same_outcomes_in_fewer_member_
             approach, members, data[0], data[1], epochs, compact=compact, **SETTINGS
         )
         runs[compact, "steps"] = member_steps[0]
-    assert (runs[False, "steps"], runs[True, "steps"]) == (768 * 3, 512 * 3)
+    assert (runs[False, "steps"], runs[True, "steps"]) == (576 * 3, 300 * 3)
     for got, expected, count in zip(runs[True], runs[False], epochs, strict=True):
         assert got.epochs_run == count
         assert_same_outcome(got, expected)
@@ -66,7 +71,7 @@ def test_refits_stopping_at_mixed_epochs_give_the_same_outcomes_in_fewer_member_
 
 def test_early_stopped_and_failed_members_leave_without_changing_anyone(data, member_steps):
     """Members at learning rates from 1e-4 to 1 stop early between epoch 2 and 40 or fail;
-    compaction happens once 16 or fewer are left."""
+    each leaves the program after its last epoch."""
     approach, members = soft_round_members(data, 24)
     rates = np.geomspace(1e-4, 1.0, len(members))
     members = [replace(m, learning_rate=float(r)) for m, r in zip(members, rates, strict=True)]
@@ -80,10 +85,9 @@ def test_early_stopped_and_failed_members_leave_without_changing_anyone(data, me
     assert stopped[0] * 4 <= stopped[-1], f"stopping epochs should spread: {stopped}"
     for got, expected in zip(runs[True], runs[False], strict=True):
         assert_same_outcome(got, expected)
-    # uncompacted: 32 slots for the longest member's epochs; compacted: 16 once 16 are left
-    longest, left_at = stopped[-1], stopped[-17]
-    assert steps[False] == 3 * 32 * longest
-    assert steps[True] == 3 * (32 * left_at + 16 * (longest - left_at))
+    # uncompacted: every member for the longest member's epochs; compacted: its own epochs
+    assert steps[False] == 3 * len(members) * stopped[-1]
+    assert steps[True] == 3 * sum(stopped)
 
 
 def test_kfold_selection_with_compaction_selects_and_refits_as_without(data):
@@ -112,20 +116,18 @@ def test_kfold_selection_with_compaction_selects_and_refits_as_without(data):
 
 
 @pytest.mark.parametrize(
-    ("live", "stack", "expected"),
+    ("live", "stack", "jit", "expected"),
     [
-        (16, 32, True),
-        (17, 32, False),
-        (1, 32, True),
-        (1, 16, False),
-        (32, 64, True),
-        (0, 32, False),
+        (23, 24, False, True),
+        (1, 2, False, True),
+        (24, 24, False, False),
+        (0, 24, False, False),
+        (13, 24, True, False),
+        (12, 24, True, True),
+        (1, 2, True, True),
     ],
 )
-def test_a_stack_is_rebuilt_when_its_live_members_fit_in_half_of_it(live, stack, expected):
-    assert compaction.worth_compacting(live, stack) is expected
-
-
-def test_slots_pad_the_live_members_to_a_multiple_of_16_with_copies_of_the_first():
-    assert compaction.slots(np.array([3, 5])).tolist() == [3, 5] + [3] * 14
-    assert len(compaction.slots(np.arange(17))) == 32
+def test_a_stack_loses_its_stopped_members_at_once_and_under_xla_when_half_are_left(
+    live, stack, jit, expected
+):
+    assert compaction.worth_compacting(live, stack, jit) is expected

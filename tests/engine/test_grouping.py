@@ -68,6 +68,7 @@ def test_groups_are_cut_into_chunks_of_max_members(cfg):
         (["model.hidden_activation=spiky_np"], "numpy-backed"),
         (["model.dropout=0.2"], "dropout"),
         (["trainer.mixed_precision=true"], "float32"),
+        (["trainer.optimizer=nadam"], "trainer.optimizer=nadam has no stacked step"),
     ],
 )
 def test_what_cannot_be_stacked_trains_alone_with_its_reason(cfg, overrides, reason):

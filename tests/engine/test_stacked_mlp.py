@@ -7,13 +7,7 @@ import numpy as np
 import pytest
 
 from roundlab.engine import Member, train_members
-from roundlab.engine.stacked_mlp import (
-    StackedMLP,
-    head_shapes,
-    hidden_activation,
-    output_head,
-    stack_weights,
-)
+from roundlab.engine.stacked_mlp import forward, hidden_activation, layout, output_head
 
 from .support import APPROACHES, HIDDEN, network, setup
 
@@ -28,14 +22,11 @@ def test_stacked_forward_equals_each_members_build_mlp_output(name, data):
     members = [
         Member(seed, net.model.get_weights()) for seed, net in zip((3, 4, 5), nets, strict=True)
     ]
-    shapes = [w.shape for w in members[0].initial_weights]
-    stacked = StackedMLP(
-        stack_weights(members, shapes),
-        hidden_activation("relu", None),
-        output_head(approach, [None] * 3),
-        len(head_shapes(approach)),
-    )
-    outputs = stacked(tf.constant(x_val[None])).numpy()
+    lay = layout(x_train.shape[1], HIDDEN, approach)
+    head, knobs = output_head(approach, [None] * 3)
+    theta = tf.constant(lay.rows(members))
+    relu = hidden_activation("relu", None)
+    outputs = forward(lay, theta, tf.constant(x_val[None]), relu, head, knobs).numpy()
     for m, net in enumerate(nets):
         np.testing.assert_allclose(outputs[m], net.model(x_val).numpy(), rtol=1e-6, atol=1e-6)
 
@@ -52,12 +43,11 @@ def test_each_member_gets_its_own_knob(data):
         approaches_.append(approach)
     weights = nets[0].model.get_weights()
     members = [Member(7, weights, knob=alpha) for alpha in alphas]
-    stacked = StackedMLP(
-        stack_weights(members, [w.shape for w in weights]),
-        hidden_activation("relu", None),
-        output_head(approaches_[0], alphas),
-    )
-    outputs = stacked(tf.constant(x_val[None])).numpy()
+    lay = layout(x_val.shape[1], HIDDEN, approaches_[0])
+    head, knobs = output_head(approaches_[0], alphas)
+    theta = tf.constant(lay.rows(members))
+    relu = hidden_activation("relu", None)
+    outputs = forward(lay, theta, tf.constant(x_val[None]), relu, head, knobs).numpy()
     for m, net in enumerate(nets):
         np.testing.assert_allclose(outputs[m], net.model(x_val).numpy(), rtol=1e-6, atol=1e-6)
     assert not np.allclose(outputs[0], outputs[2])

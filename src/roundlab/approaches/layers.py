@@ -10,7 +10,6 @@ from typing import Any
 
 import keras
 import numpy as np
-from keras import ops
 
 
 @keras.saving.register_keras_serializable(package="roundlab")
@@ -18,7 +17,7 @@ class OffsetLogits(keras.layers.Layer):
     """CORAL's shared score plus K−1 trainable biases: ``(B, 1) -> (B, K−1)``, ``z + b``.
 
     ``stacked`` is the same on a leading member axis (roundlab.engine.stacked_mlp): scores
-    (M, B, 1) and biases (M, K−1)."""
+    (M, B, 1) and biases (M, K−1), added by the stacked program's ``add_bias``."""
 
     def __init__(self, initial: Any, **kwargs: Any):
         super().__init__(**kwargs)
@@ -36,8 +35,8 @@ class OffsetLogits(keras.layers.Layer):
         return z + self.offsets
 
     @staticmethod
-    def stacked(z: Any, offsets: Any) -> Any:
-        return z + ops.expand_dims(offsets, 1)
+    def stacked(z: Any, offsets: Any, *, add_bias: Any) -> Any:
+        return add_bias(z, offsets)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "initial": self.initial}

@@ -56,10 +56,10 @@ class MemberOutcome:
 
 
 def outcomes(
-    history: np.ndarray, tracker: Any, kept: list[np.ndarray], rates: list[float]
+    history: np.ndarray, tracker: Any, kept: list[list[np.ndarray]], rates: list[float]
 ) -> list[MemberOutcome]:
     """Each member's outcome from the epochs x HISTORY_KEYS x M history, the group's
-    roundlab.engine.early_stopping.Tracker and the kept weights (stacked)."""
+    roundlab.engine.early_stopping.Tracker and each member's kept weights."""
     outcomes = []
     for m in range(history.shape[2]):
         run = int(tracker.epochs_run[m])
@@ -69,7 +69,7 @@ def outcomes(
             error = nan_failure(failed, rates[m], history[failed, 0, m])
         outcomes.append(
             MemberOutcome(
-                weights=[w[m] for w in kept],
+                weights=kept[m],
                 history={key: history[:run, i, m].tolist() for i, key in enumerate(HISTORY_KEYS)},
                 best_epoch=int(tracker.best_epoch[m]),
                 epochs_run=run,

@@ -4,7 +4,8 @@ Jobs share a group when their resolved configs agree on everything but the seed,
 rate and the value of the output activation's parameter: same dataset and its config,
 approach, activation, architecture and other trainer settings. Each member keeps its own seed
 (initial weights and shuffling), learning rate and parameter value. Jobs that cannot be
-stacked (numpy-backed activations anywhere, dropout, mixed precision) train one at a time
+stacked (numpy-backed activations anywhere, dropout, mixed precision, an optimizer other than
+adam, sgd or rmsprop at Keras's defaults) train one at a time
 through the ordinary path, and so are the references (statsmodels and LightGBM fits, no
 network).
 """
@@ -18,6 +19,7 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from roundlab import activations, approaches
+from roundlab.engine.stacked_optimizers import stacked_optimizer
 from roundlab.run.validate import output_activation
 from roundlab.runs import RUN_INDEPENDENT_KEYS
 from roundlab.sweep.profile import check_max_members
@@ -55,6 +57,10 @@ def why_not_stackable(cfg: DictConfig | None) -> str | None:
         return f"model.dropout={cfg.model.dropout} (dropout is trained one job at a time)"
     if cfg.trainer.mixed_precision:
         return "trainer.mixed_precision=true (the stacked program is float32)"
+    try:
+        stacked_optimizer(cfg.trainer.optimizer)
+    except ValueError:
+        return f"trainer.optimizer={cfg.trainer.optimizer} has no stacked step (adam, sgd, rmsprop)"
     return None
 
 

@@ -24,7 +24,6 @@ from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import (
-    compaction,
     evaluation,
     kfold,
     models,
@@ -93,7 +92,6 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     method = kfold.method(trainer.selection, len(dataset.val))
     copies = trainer.cv_folds if method == "kfold" else 1  # a member per fold
     stacked_members = len(cfgs) * copies
-    stacked_members += -stacked_members % compaction.LANES  # the stack's padding slots count too
     check_memory(
         dataset.n_features,
         list(first.model.hidden_sizes),
