@@ -126,5 +126,31 @@ def test_a_family_whose_configs_cannot_be_composed_is_left_whole_to_its_multirun
     profile = load_profile(root / "params.yaml")
     profile = replace(profile, overrides=(*profile.overrides, "model.no_such_key=1"))
     batch = plan(profile, resamples_of=resamples.from_configs)
+    _present(batch, root / "results")  # so each family is composed, not left whole at once
     decision = decide.decide(batch, profile, root / "results")
     assert decision.left == batch and decision.reused == []
+
+
+def _present(batch, results_dir: Path) -> None:
+    """A stand-in result file for the first run of each of ``batch``'s multiruns."""
+    for m in batch:
+        path = m.result_files(results_dir)[0]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("{}")
+
+
+def test_a_family_with_no_result_file_goes_whole_without_a_composition(
+    tmp_path, monkeypatch, sweep_project
+):
+    root = sweep_project(tmp_path)
+    monkeypatch.setenv("ROUNDLAB_ROOT", str(root))
+    profile = load_profile(root / "params.yaml")
+    batch = plan(profile, resamples_of=resamples.from_configs)
+    composed = []
+    monkeypatch.setattr(decide, "compose", lambda overrides: composed.append(overrides))
+    decision = decide.decide(batch, profile, root / "results")
+    assert decision.left == batch and decision.reused == [] and composed == []
+    _present(batch[:1], root / "results")  # one file present: that family is composed
+    monkeypatch.setattr(decide, "compose", compose)
+    decision = decide.decide(batch, profile, root / "results")
+    assert decision.left[0].jobs and decision.left[1:] == batch[1:]

@@ -20,6 +20,10 @@ as a config group added through ``hydra.searchpath``) is left whole to its multi
 reuses its jobs by the same rule or reports what is wrong: deciding here only ever saves a
 process start, it never decides differently.
 
+A family none of whose planned result files exists (every family of a fresh sweep) goes whole
+to its multirun without a composition: there is nothing to reuse, and composing its configs
+only to find that out cost a fresh sweep seconds before any worker started.
+
 A composition is kept between sweeps (:mod:`roundlab.sweep.compose_cache`): a resumed sweep
 reads it instead of asking Hydra. A fresh composition is stored only when the config read back
 from its stored text gives the same base (tree, run key, member types, whether it is
@@ -78,6 +82,12 @@ def decide(
     common = common_overrides(profile, results_dir)
     left, reused = [], []
     for m in batch:
+        if not any(path.is_file() for path in m.result_files(results_dir)):
+            # Nothing of it on disk (a fresh sweep), so nothing to reuse: it goes whole, with
+            # no composition. The sweep removed every result file outside its plan before
+            # deciding, so a job's file could be nowhere else.
+            left.append(m)
+            continue
         try:
             kept, set_aside = _split(m, common, results_dir, bases, cache)
         except Exception as err:  # its multirun composes it again, and says what is wrong
