@@ -73,3 +73,25 @@ def test_runs_written_by_processes_that_exit_are_all_read_back(tmp_path):
     with sqlite3.connect(tmp_path / "mlflow.db") as plain:
         names = {row[0] for row in plain.execute("SELECT name FROM runs WHERE status='FINISHED'")}
     assert names == {f"{p}-{i}" for p in range(3) for i in range(5)}
+
+
+def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
+    """A process preparing the store waits while another holds its turn, then finds the
+    schema made; three starting together all succeed on one new store."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
+    with store._schema_turn(tmp_path / "mlflow.db"):
+        waiting = subprocess.Popen([sys.executable, "-c", code])
+        try:
+            waiting.wait(timeout=8)
+        except subprocess.TimeoutExpired:
+            pass
+        assert waiting.returncode is None, "prepared the schema while another held the turn"
+    assert waiting.wait(timeout=120) == 0
+    again = tmp_path / "again"
+    uri = f"sqlite:///{again / 'mlflow.db'}"
+    code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
+    together = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+    assert [p.wait(timeout=180) for p in together] == [0, 0, 0]
+    with sqlite3.connect(again / "mlflow.db") as plain:
+        assert plain.execute("SELECT count(*) FROM experiments").fetchone() == (1,)

@@ -77,7 +77,7 @@ from roundlab.sweep.progress import (
     tally,
 )
 from roundlab.sweep.rounds import Rounds
-from roundlab.tracking.store import PROFILE_ENV, prepare_store
+from roundlab.tracking.store import PROFILE_ENV
 
 # The profiles, beside params.yaml and apart from it: `dvc exp show` prints every key of
 # params.yaml but only the tracked keys of another params file, so the table holds the grids
@@ -173,7 +173,7 @@ def run(
         cache = compose_cache.ComposeCache(
             Path(compositions or sweep_root).absolute() / compose_cache.DIRECTORY
         )
-        return _run(profile, results_dir, sweep_root, fresh, tracking.uri, scope, cache)
+        return _run(profile, results_dir, sweep_root, fresh, scope, cache)
 
 
 def _run(
@@ -181,7 +181,6 @@ def _run(
     results_dir: Path,
     sweep_root: Path,
     fresh: bool,
-    tracking_uri: str,
     scope: Sequence[str] | None,
     cache: compose_cache.ComposeCache,
 ) -> dict[str, Any]:
@@ -247,9 +246,9 @@ def _run(
         multirun_ended(progress, entry, one.sweep_dir / MULTIRUN_LOG)
 
     try:
-        if rounds.settle():  # only now: a sweep that trains nothing never opens MLflow
-            if profile.tracking and profile.processes > 1:
-                _prepare_store(tracking_uri)
+        # Only now: a sweep that trains nothing never opens MLflow. The workers make the
+        # store's schema themselves, taking turns (roundlab.tracking.store.prepare_store).
+        if rounds.settle():
             log = children.run_multiruns(workers_for_round(), profile, start, report, ended, tick)
     finally:
         progress.close()
@@ -287,12 +286,3 @@ def _run(
             f"(see {sweep_root}/<family>/{MULTIRUN_LOG})"
         )
     return {"profile": profile.name, "jobs": profile.jobs, "planned": planned}
-
-
-def _prepare_store(uri: str) -> None:
-    """Create the MLflow store's schema before parallel multiruns would race to; a store that
-    does not answer is left to the jobs, which report it."""
-    try:
-        prepare_store(uri)
-    except Exception as err:
-        print(f"sweep: MLflow store not prepared ({type(err).__name__}: {err})", flush=True)

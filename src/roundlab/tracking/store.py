@@ -17,6 +17,7 @@ that lands in an unexpected directory is seen when it is made, not when runs see
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import logging
 import os
@@ -170,8 +171,29 @@ def root_origin(root: Path) -> str:
 
 
 def prepare_store(uri: str | None = None) -> None:
-    """Create the sqlite schema once, before parallel jobs would race to migrate it."""
-    client(uri).search_experiments(max_results=1)
+    """Create the store's schema when it has none (MLflow makes it when first asked). For an
+    sqlite store, processes take turns at this under a lock on the database's directory: a
+    sweep's workers start together, and two of them creating one schema at once make one of
+    them fail; the second finds it made."""
+    uri = uri or paths.default_tracking_uri()
+    with _schema_turn(sqlite_file(uri)):
+        client(uri).search_experiments(max_results=1)
+
+
+@contextlib.contextmanager
+def _schema_turn(db: Path | None):
+    """An exclusive ``flock`` on the directory of the sqlite database ``db`` (none for another
+    store) while the block runs; released when the process ends, however it ends."""
+    if db is None:
+        yield
+        return
+    db.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(db.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def experiment_id(mlflow_client: Any, name: str) -> str:
