@@ -3,6 +3,7 @@ every commit (roundlab.tracking.store), unless it is on a network file system; o
 databases of the process are left alone; and what a sweep's processes wrote is all there for a
 reader that knows nothing of that."""
 
+import contextlib
 import sqlite3
 import subprocess
 import sys
@@ -82,10 +83,8 @@ def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
     code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
     with store._schema_turn(tmp_path / "mlflow.db"):
         waiting = subprocess.Popen([sys.executable, "-c", code])
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             waiting.wait(timeout=8)
-        except subprocess.TimeoutExpired:
-            pass
         assert waiting.returncode is None, "prepared the schema while another held the turn"
     assert waiting.wait(timeout=120) == 0
     again = tmp_path / "again"
