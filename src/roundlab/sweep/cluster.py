@@ -4,8 +4,8 @@ launcher forms.
 
 Each stacked group becomes ONE submitit job (on SLURM, one task of an array job, at most
 ``array_parallelism`` running at once) that does what the in-process launcher does with it
-(:func:`roundlab.sweep.launcher._launch_group`: train the group, record each member through
-Hydra's ``run_job``), and each job that trains alone becomes a job of its own, so no training
+(:func:`roundlab.sweep.launcher._launch_group`: train the group, record each member as its
+Hydra job), and each job that trains alone becomes a job of its own, so no training
 runs where the sweep was launched (a login node, often without a GPU). Reused jobs and jobs
 whose config fails validation stay in the launching process: they train nothing, and a job
 would pay a TensorFlow import (about 20 s on 2 cores) to find that out. All jobs share

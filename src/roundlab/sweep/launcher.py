@@ -2,12 +2,14 @@
 ``hydra_plugins.roundlab_vectorized_launcher``) does: a multirun's jobs that differ only in seed
 and in the output activation's parameter train as one stacked program.
 
-Each job still runs through Hydra's ``run_job`` (its output directory, ``.hydra`` files,
-callbacks and ``JobReturn``), so sweepers and callbacks see what the basic launcher gives them;
-for a stacked job the task only records the member's result. Jobs that cannot be stacked, and
-jobs whose config fails validation, run the ordinary task function one at a time. Jobs not on
-the multirun's allow-list (``sweep.only``, :func:`roundlab.sweep.resume.wanted`) are dropped
-before any of this: no output directory, no result, no return.
+Each job still runs as a Hydra job (its output directory, ``.hydra`` files, callbacks and
+``JobReturn``), so sweepers and callbacks see what the basic launcher gives them: a stacked
+group's member through :func:`roundlab.sweep.member_job.run` (``run_job``'s steps without its
+per-job copies), whose task only records the member's result, the others through ``run_job``.
+Jobs that cannot be stacked, and jobs whose config fails validation, run the ordinary task
+function one at a time. Jobs not on the multirun's allow-list (``sweep.only``,
+:func:`roundlab.sweep.resume.wanted`) are dropped before any of this: no output directory, no
+result, no return.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from roundlab import paths
 from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
-from roundlab.sweep import grouping, vectorized
+from roundlab.sweep import grouping, member_job, vectorized
 from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.resume import wanted
 from roundlab.sweep.schedule import schedule, training_configs
@@ -116,7 +118,8 @@ def _launch_group(
         for p, i in enumerate(members):
             if returns:
                 checkpoint("between members")
-            returns[i] = _run(launcher, jobs[i], _member_task(trained, p))
+            returns[i] = member_job.run(launcher.hydra_context, jobs[i], _member_task(trained, p))
+            configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
     except Interrupted as err:
         vectorized.record_killed(cfgs, err.reason, sweep_dir, trained.recordings)
         raise
