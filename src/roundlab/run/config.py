@@ -226,9 +226,11 @@ def compose(
         )
 
 
-def resolve(cfg: DictConfig) -> DictConfig:
-    """A resolved copy (what the result file and MLflow record), results_dir made absolute."""
-    cfg = cfg.copy()
+def resolve(cfg: DictConfig, *, copy: bool = True) -> DictConfig:
+    """A resolved copy (what the result file and MLflow record), results_dir made absolute;
+    ``copy=False`` resolves ``cfg`` itself (a copy the caller just made) and returns it."""
+    if copy:
+        cfg = cfg.copy()
     OmegaConf.resolve(cfg)
     cfg.results_dir = str(Path(cfg.results_dir).absolute())
     return cfg

@@ -57,7 +57,7 @@ def run(
     chdir = bool(hydra_cfg.hydra.job.chdir)
     try:
         ret = JobReturn()
-        ret.cfg = _task_config(config)
+        ret.cfg = without_hydra(config)
         ret.hydra_cfg = hydra_cfg
         ret.overrides = OmegaConf.to_container(config.hydra.overrides.task)
         Path(output_dir).mkdir(parents=True, exist_ok=True)
@@ -92,7 +92,7 @@ def run(
             os.chdir(cwd)
 
 
-def _task_config(config: DictConfig) -> DictConfig:
+def without_hydra(config: DictConfig) -> DictConfig:
     """The job's config without its ``hydra`` node, as ``run_job``'s deep copy less that node
     gives it (the schema's type and flags kept), without copying the node: the copy meets an
     empty stand-in where the node is (``deepcopy``'s memo), which is then deleted."""

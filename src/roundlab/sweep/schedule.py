@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, open_dict
+from omegaconf import DictConfig
 
 from roundlab.run.config import resolve
 from roundlab.run.validate import validate
 from roundlab.sweep import grouping
+from roundlab.sweep.member_job import without_hydra
 from roundlab.sweep.resume import reusable_jobs
 
 
@@ -28,11 +29,8 @@ def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
     for job in jobs:
         # As run_job will: the default results_dir is read from this multirun's Hydra config.
         HydraConfig.instance().set_config(job)
-        cfg = job.copy()
-        with open_dict(cfg):
-            del cfg["hydra"]
         try:
-            cfg = resolve(cfg)
+            cfg = resolve(without_hydra(job), copy=False)
             validate(cfg)
         except Exception:
             out.append(None)
