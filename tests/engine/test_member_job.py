@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hydra.core.hydra_config import HydraConfig
-from hydra.core.utils import JobRuntime, JobStatus, run_job
+from hydra.core.utils import JobStatus, run_job
 from hydra.types import HydraContext
 from omegaconf import OmegaConf, open_dict
 

@@ -13,7 +13,8 @@ from roundlab.sweep import vectorized
 from roundlab.tracking import parents, sql_record, writer
 from roundlab.tracking import store as tracking_store
 from roundlab.tracking.params import run_params
-from roundlab.tracking.tracker import RunTracker, batches
+from roundlab.tracking.records import batches
+from roundlab.tracking.tracker import RunTracker
 
 
 @pytest.fixture
@@ -55,13 +56,8 @@ def test_an_interruption_ends_every_member_in_the_store_before_it_goes_on(
     group, store, tmp_path, monkeypatch
 ):
     client = tracking_store.client(store)
-    slow = sql_record.write
-
-    def write(*args, **kwargs):  # a store slow enough that a missing flush shows
-        time.sleep(0.3)
-        return slow(*args, **kwargs)
-
-    monkeypatch.setattr(sql_record, "write", write)
+    for name in ("write", "record"):  # a store slow enough that a missing flush shows
+        monkeypatch.setattr(sql_record, name, _slowed(getattr(sql_record, name)))
     sweep = tmp_path / "sweep"
     first = vectorized.record_member(group, 0, sweep)
     vectorized.record_killed(group.cfgs, "interrupted by SIGTERM", sweep, group.recordings)
@@ -135,3 +131,11 @@ def test_a_run_whose_record_cannot_be_written_still_ends_with_its_status(tmp_pat
         RunTracker._end(store, "run-1", record, [], folder, None, "FINISHED")
     assert store.ended == [("run-1", "FINISHED")]  # not left RUNNING
     assert not folder.exists()
+
+
+def _slowed(write):
+    def slow(*args, **kwargs):
+        time.sleep(0.3)
+        return write(*args, **kwargs)
+
+    return slow

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy
 from mlflow.entities import Metric, Param, RunTag
 
-from roundlab.tracking import sql_record, tracker
+from roundlab.tracking import records, sql_record
 from roundlab.tracking import store as tracking_store
 
 INF = float("inf")
@@ -71,7 +71,7 @@ def test_a_record_in_one_transaction_reads_back_as_the_clients_own(store, tmp_pa
     by_client, by_sql = _created(client, experiment), _created(client, experiment)
     params, tags, metrics = _record()
 
-    for batch in tracker.batches(list(params), list(tags), list(metrics)):
+    for batch in records.batches(list(params), list(tags), list(metrics)):
         client.log_batch(by_client, **batch)
     client.set_terminated(by_client, "KILLED")
     sql_record.write(tracking_store.sqlite_file(store), by_sql, params, tags, metrics, "KILLED")
@@ -107,7 +107,7 @@ def test_a_transaction_that_fails_is_written_through_the_client(store, monkeypat
         raise sqlalchemy.exc.OperationalError("INSERT", {}, Exception("database is locked"))
 
     monkeypatch.setattr(sql_record, "write", locked)
-    tracker.end_run(client, run_id, params, tags, metrics, "FINISHED")
+    records.end_run(client, run_id, params, tags, metrics, "FINISHED")
     run = client.get_run(run_id)
     assert run.info.status == "FINISHED"
     assert run.data.params["seed"] == "3"

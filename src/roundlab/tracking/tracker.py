@@ -9,12 +9,13 @@ from a live one (:mod:`roundlab.tracking.stale_runs`). Artifacts are the resolve
 status FAILED (KILLED when interrupted).
 
 A run opened ``deferred`` (a stacked group's member, whose run opens and ends within
-milliseconds) is created at once, since its id goes into the result file, and keeps the rest
-for its end: its dataset input, its artifacts in one ``log_artifacts`` of a directory, then its
-params, tags, whole metric history and final metrics with its end (:func:`end_run`: one
-transaction in an sqlite store, else one ``log_batch`` per MLflow's batch limits), written in
-that order by the process's background writer (:mod:`roundlab.tracking.writer`), complete
-before the process exits.
+milliseconds) keeps all but its name for its end, written by the process's background writer
+(:mod:`roundlab.tracking.writer`), complete before the process exits: in the default store (an
+sqlite file, local artifacts) it is created and ended in one transaction, its id chosen at once
+for the result file (:mod:`roundlab.tracking.records`); elsewhere, or when it logs its model,
+the client creates it at once and its end brings its dataset input, its artifacts in one
+``log_artifacts`` of a directory, then its params, tags, whole metric history and final metrics
+(:func:`roundlab.tracking.records.end_run`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab import paths
-from roundlab.tracking import sql_record, writer
+from roundlab.tracking import records, writer
 from roundlab.tracking.params import (
     ERROR_TAG,
     MAX_PARAM,
@@ -40,48 +41,9 @@ from roundlab.tracking.params import (
     write_history_csv,
 )
 from roundlab.tracking.parents import SWEEP_ID_TAG, SWEEP_TAG, parent_run, sweep_identity
-from roundlab.tracking.store import client, experiment_id, owner, sqlite_file
+from roundlab.tracking.store import client, experiment_id, owner
 
 log = logging.getLogger(__name__)
-
-
-# MLflow's limits on one log_batch: 1000 metrics, 100 params, 100 tags, 1000 entries in all.
-MAX_METRICS, MAX_PARAMS, MAX_TAGS, MAX_ENTRIES = 1000, 100, 100, 1000
-
-
-def batches(params: list[Any], tags: list[Any], metrics: list[Any]) -> list[dict[str, list]]:
-    """``params``, ``tags`` and ``metrics`` as few ``log_batch`` keyword sets as MLflow's
-    limits allow, params and tags first (a run's tags before its metrics are useful alone)."""
-    out = []
-    while params or tags or metrics or not out:
-        p, t = params[:MAX_PARAMS], tags[:MAX_TAGS]
-        m = metrics[: min(MAX_METRICS, MAX_ENTRIES - len(p) - len(t))]
-        params, tags, metrics = params[len(p) :], tags[len(t) :], metrics[len(m) :]
-        out.append({"params": p, "tags": t, "metrics": m})
-    return out
-
-
-def end_run(
-    mlflow_client: Any, run_id: str, params: list, tags: list, metrics: list, status: str
-) -> None:
-    """Log ``params``, ``tags`` and ``metrics`` to run ``run_id`` and end it with ``status``.
-
-    Into an sqlite store, one transaction of plain inserts (:mod:`roundlab.tracking.sql_record`,
-    a third of the client's CPU); should it fail, and into any other store, through the client,
-    in as few ``log_batch`` calls as MLflow's limits allow, the run ended even when they fail."""
-    db = sqlite_file(mlflow_client.tracking_uri)
-    if db is not None:
-        try:
-            sql_record.write(db, run_id, params, tags, metrics, status)
-            return
-        except Exception as err:  # nothing was written: the client's way costs more, not less
-            log.warning("MLflow run %s recorded through the client: %s", run_id, err)
-    try:
-        for batch in batches(params, tags, metrics):
-            mlflow_client.log_batch(run_id, **batch)
-    finally:  # a write that failed (a full disk, a server error) still ends the run
-        # roundlab's statuses (FINISHED, FAILED, KILLED) are MLflow run statuses.
-        mlflow_client.set_terminated(run_id, status)
 
 
 class RunTracker:
@@ -106,6 +68,7 @@ class RunTracker:
         self._run_id: str | Future | None = None  # a future while a deferred run is created
         self._params: list[Any] = []  # a deferred run's params and dataset, sent with its end
         self._inputs: list[Any] = []
+        self._new: records.NewRun | None = None  # a run created with its end, in one go
         try:
             self._client = client(uri)
             exp_id = experiment_id(self._client, experiment)
@@ -114,8 +77,13 @@ class RunTracker:
                 tags["mlflow.parentRunId"] = parent_run(self._client, experiment, sweep_dir)
                 tags[SWEEP_TAG] = str(Path(sweep_dir).absolute())
                 tags[SWEEP_ID_TAG] = sweep_identity(sweep_dir)[SWEEP_ID_TAG]
-            make = functools.partial(_create, self._client, exp_id, run_name, tags)
-            self._run_id = writer.create(make) if deferred else make()
+            if deferred and not log_models:
+                self._new = records.make(self._client, exp_id, run_name, tags)
+            if self._new is not None:
+                self._run_id = self._new.run_id
+            else:
+                make = functools.partial(_create, self._client, exp_id, run_name, tags)
+                self._run_id = writer.create(make) if deferred else make()
         except Exception as err:  # tracking must never fail a run
             self._disable(err)
 
@@ -159,15 +127,19 @@ class RunTracker:
         from mlflow.entities import DatasetInput, InputTag
         from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
-        logged = mlflow.data.from_numpy(
-            dataset.train.x,
-            source=str(paths.data_dir() / dataset.name),
-            targets=dataset.train.y,
-            name=dataset.name,
-            digest=data_digest(dataset.meta),
-        )
+        source, digest = str(paths.data_dir() / dataset.name), data_digest(dataset.meta)
+        key = (dataset.name, digest, source)
+        if key not in _datasets:  # its schema and profile are read off the arrays: once
+            logged = mlflow.data.from_numpy(
+                dataset.train.x,
+                source=source,
+                targets=dataset.train.y,
+                name=dataset.name,
+                digest=digest,
+            )
+            _datasets[key] = logged._to_mlflow_entity()
         context = InputTag(MLFLOW_DATASET_CONTEXT, "train")
-        entry = DatasetInput(logged._to_mlflow_entity(), tags=[context])
+        entry = DatasetInput(_datasets[key], tags=[context])
         if self.deferred:
             self._inputs = [entry]
         else:
@@ -196,20 +168,19 @@ class RunTracker:
         (folder / "config.yaml").write_text(config_yaml)
         write_history_csv(result.history, folder / "history.csv")
         shutil.copyfile(result_file, folder / Path(result_file).name)
-        model = None
-        if model_file is not None and self.log_models:
-            model = (result_file, model_file, result.model["features"])
-        end = functools.partial(
-            self._end,
-            self._client,
-            self.run_id,
-            (self._params, tags, metrics),
-            self._inputs,
-            folder,
-            model,
-            result.status,
-        )
+        record, inputs = (self._params, tags, metrics), self._inputs
         self._params, self._inputs = [], []
+        if self._new is not None:
+            end = functools.partial(
+                records.record, self._client, self._new, record, inputs, folder, result.status
+            )
+        else:
+            model = None
+            if model_file is not None and self.log_models:
+                model = (result_file, model_file, result.model["features"])
+            end = functools.partial(
+                self._end, self._client, self.run_id, record, inputs, folder, model, result.status
+            )
         if self.deferred:
             writer.submit(end)
         else:
@@ -237,7 +208,7 @@ class RunTracker:
             if model is not None:
                 _log_model(mlflow_client, run_id, *model)
         finally:
-            end_run(mlflow_client, run_id, *record, status)
+            records.end_run(mlflow_client, run_id, *record, status)
 
     def fail(self, reason: str) -> None:
         """End the run FAILED with ``reason`` (the tag ``roundlab.error``) when its result could
@@ -250,6 +221,10 @@ class RunTracker:
         record = (self._params, [RunTag(ERROR_TAG, reason[:MAX_TAG])], [])
         inputs, self._params, self._inputs = self._inputs, [], []
         end = functools.partial(self._fail_end, self._client, self.run_id, record, inputs)
+        if self._new is not None:
+            end = functools.partial(
+                records.record, self._client, self._new, record, inputs, None, "FAILED"
+            )
         if self.deferred:
             writer.submit(end)
         else:
@@ -261,10 +236,10 @@ class RunTracker:
             if inputs:
                 mlflow_client.log_inputs(run_id, datasets=inputs)
         finally:
-            end_run(mlflow_client, run_id, *record, "FAILED")
+            records.end_run(mlflow_client, run_id, *record, "FAILED")
 
     def _log_batches(self, run_id: str, params: list, tags: list, metrics: list) -> None:
-        for batch in batches(params, tags, metrics):
+        for batch in records.batches(params, tags, metrics):
             self._client.log_batch(run_id, **batch)
 
     def _guard(self, action: Any) -> None:
@@ -282,6 +257,10 @@ class RunTracker:
 
 def _create(mlflow_client: Any, exp_id: str, run_name: str, tags: dict[str, str]) -> str:
     return mlflow_client.create_run(exp_id, run_name=run_name, tags=tags).info.run_id
+
+
+# (name, digest, source) of a dataset -> its MLflow entity, made once per process.
+_datasets: dict[tuple[str, str, str], Any] = {}
 
 
 def _log_model(
