@@ -162,4 +162,4 @@ def test_a_member_job_with_chdir_runs_its_task_in_its_directory_and_comes_back(t
 )
 def test_the_yaml_is_omegaconfs_own_text_for_strings_yaml_could_misread(value):
     cfg = OmegaConf.create({"text": value, "nested": {"list": [value, 1, 1.5, None, True]}})
-    assert member_job.to_yaml(cfg) == OmegaConf.to_yaml(cfg)
+    assert config.to_yaml(cfg) == OmegaConf.to_yaml(cfg)

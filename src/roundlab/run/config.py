@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hydra import compose as hydra_compose
 from hydra import initialize_config_dir
 from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import MISSING, DictConfig, OmegaConf
+from omegaconf._utils import OmegaConfDumper
 
 from roundlab import approaches, data, paths, runs
 from roundlab.approaches.label_range import DEFAULT_MAX_CLASSES
@@ -234,3 +236,23 @@ def resolve(cfg: DictConfig, *, copy: bool = True) -> DictConfig:
     OmegaConf.resolve(cfg)
     cfg.results_dir = str(Path(cfg.results_dir).absolute())
     return cfg
+
+
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _Dumper(yaml.CDumper):  # libyaml's emitter, OmegaConf's representers
+        pass
+
+    _Dumper.add_representer(str, OmegaConfDumper.str_representer)
+else:  # no libyaml: OmegaConf's own dumper, the same text
+    _Dumper = None
+
+
+def to_yaml(cfg: Any) -> str:
+    """``OmegaConf.to_yaml(cfg)``, the same text, emitted by libyaml when PyYAML has it."""
+    if _Dumper is None:
+        return OmegaConf.to_yaml(cfg)
+    container = OmegaConf.to_container(cfg, resolve=False, enum_to_str=True)
+    return yaml.dump(
+        container, default_flow_style=False, allow_unicode=True, sort_keys=False, Dumper=_Dumper
+    )

@@ -21,6 +21,7 @@ from roundlab.engine.outcome import TrainingFailed
 from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, checkpoint
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
+from roundlab.run.config import to_yaml
 from roundlab.runs import RunKey
 from roundlab.serving import saved_models
 from roundlab.tracking import server
@@ -162,7 +163,7 @@ class Recording:
             self._written = True
         checkpoint("closing")
         if self.tracker is not None:
-            self.tracker.finish(result, OmegaConf.to_yaml(self.cfg), self.path, self._model_file)
+            self.tracker.finish(result, to_yaml(self.cfg), self.path, self._model_file)
         self.closed = True
         if result.ok:
             log.info(

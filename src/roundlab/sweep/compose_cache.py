@@ -40,6 +40,7 @@ from omegaconf import DictConfig, OmegaConf
 import roundlab.run.config  # noqa: F401  (loaded before _IMPORTED_AT, which dates it)
 from roundlab import paths
 from roundlab.run.code_scope import _imports
+from roundlab.run.config import to_yaml
 
 DIRECTORY = ".compose-cache"  # under the sweep directory
 CONFIG_MODULE = "roundlab.run.config"
@@ -105,7 +106,7 @@ def cacheable(overrides: Sequence[str]) -> bool:
 
 
 def to_text(raw: DictConfig) -> str:
-    return OmegaConf.to_yaml(raw)
+    return to_yaml(raw)
 
 
 def from_text(text: str) -> DictConfig:

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import (
     JobReturn,
@@ -36,7 +35,8 @@ from hydra.core.utils import (
 )
 from hydra.types import HydraContext
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
-from omegaconf._utils import OmegaConfDumper
+
+from roundlab.run.config import to_yaml
 
 
 def run(
@@ -101,23 +101,3 @@ def without_hydra(config: DictConfig) -> DictConfig:
     with read_write(task_cfg), open_dict(task_cfg):
         del task_cfg["hydra"]
     return task_cfg
-
-
-if getattr(yaml, "__with_libyaml__", False):
-
-    class _Dumper(yaml.CDumper):  # libyaml's emitter, OmegaConf's representers
-        pass
-
-    _Dumper.add_representer(str, OmegaConfDumper.str_representer)
-else:  # no libyaml: OmegaConf's own dumper, the same text
-    _Dumper = None
-
-
-def to_yaml(cfg: Any) -> str:
-    """``OmegaConf.to_yaml(cfg)``, the same text, emitted by libyaml when PyYAML has it."""
-    if _Dumper is None:
-        return OmegaConf.to_yaml(cfg)
-    container = OmegaConf.to_container(cfg, resolve=False, enum_to_str=True)
-    return yaml.dump(
-        container, default_flow_style=False, allow_unicode=True, sort_keys=False, Dumper=_Dumper
-    )
