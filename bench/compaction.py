@@ -47,9 +47,9 @@ def labelled(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def counting(call):
-    def counted(program, orders):
+    def counted(program, orders, keep):
         MEMBER_EPOCHS[0] += orders.shape[1]
-        return call(program, orders)
+        return call(program, orders, keep)
 
     return counted
 

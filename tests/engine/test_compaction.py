@@ -32,9 +32,9 @@ def member_steps(monkeypatch):
     counted = [0]
     call = epoch_program.EpochProgram.__call__
 
-    def counting(program, orders):
+    def counting(program, orders, keep):
         counted[0] += orders.shape[0] * orders.shape[1]
-        return call(program, orders)
+        return call(program, orders, keep)
 
     monkeypatch.setattr(epoch_program.EpochProgram, "__call__", counting)
     return counted

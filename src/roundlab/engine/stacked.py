@@ -118,6 +118,7 @@ def train_members(
     if member_epochs is not None:
         tracker = kfold.FixedEpochs(member_epochs)
     live = np.arange(len(members))  # the member of each row of the program
+    keep = np.zeros(len(live), dtype=bool)  # rows whose weights the next call keeps first
     kept = initial.copy()
     history = []
     for epoch in range(epochs):
@@ -125,16 +126,18 @@ def train_members(
             [members[i] for i in live], epoch, [rows[i] for i in live], batch_size
         )
         values = np.full((len(HISTORY_KEYS), len(members)), np.nan)
-        values[:, live] = program(orders)
+        values[:, live] = program(orders, keep)
         history.append(values)
-        program.keep(tracker.update(epoch, values)[live])
+        keep = tracker.update(epoch, values)[live]
         if tracker.done:
             break
         running = np.flatnonzero(tracker.running)
         if compact and compaction.worth_compacting(len(running), len(live), jit_compile):
+            program.keep(keep)
             kept[live] = program.kept_rows()
             program.select(np.searchsorted(live, running))
-            live = running
+            live, keep = running, np.zeros(len(running), dtype=bool)
+    program.keep(keep)
     kept[live] = program.kept_rows()
     return outcomes(np.stack(history), tracker, [lay.weights(row) for row in kept], rates)
 
