@@ -94,3 +94,11 @@ def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
     assert [p.wait(timeout=180) for p in together] == [0, 0, 0]
     with sqlite3.connect(again / "mlflow.db") as plain:
         assert plain.execute("SELECT count(*) FROM experiments").fetchone() == (1,)
+
+
+def test_a_made_store_is_opened_without_waiting_for_the_turn(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    store.prepare_store(uri)
+    code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
+    with store._schema_turn(tmp_path / "mlflow.db"):
+        assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

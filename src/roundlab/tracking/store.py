@@ -176,8 +176,20 @@ def prepare_store(uri: str | None = None) -> None:
     sweep's workers start together, and two of them creating one schema at once make one of
     them fail; the second finds it made."""
     uri = uri or paths.default_tracking_uri()
-    with _schema_turn(sqlite_file(uri)):
+    db = sqlite_file(uri)
+    with _schema_turn(None if db is None or _has_schema(db) else db):
         client(uri).search_experiments(max_results=1)
+
+
+def _has_schema(db: Path) -> bool:
+    """Whether the sqlite database ``db`` holds MLflow's schema (its migration stamp): opening
+    a made store only reads it, so processes need not take turns."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as found:
+            names = {row[0] for row in found.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error:  # no file yet, or not a database: made (or refused) in turn
+        return False
+    return {"alembic_version", "runs"} <= names
 
 
 @contextlib.contextmanager
