@@ -11,7 +11,10 @@ Hydra task, so the sweep goes on; it returns the worst objective value instead. 
 
 from __future__ import annotations
 
+import atexit
+import os
 import sys
+import threading
 from pathlib import Path
 
 import hydra  # noqa: E402
@@ -25,7 +28,7 @@ from roundlab.run import exits  # noqa: E402
 from roundlab.run.config import register_configs  # noqa: E402
 from roundlab.run.job import train  # noqa: E402
 from roundlab.run.status import SKIPPED, write_status  # noqa: E402
-from roundlab.sweep import resume  # noqa: E402
+from roundlab.sweep import queue, resume  # noqa: E402
 from roundlab.sweep.callback import end_tracking  # noqa: E402
 
 __all__ = ["main", "train"]
@@ -66,6 +69,8 @@ def main() -> None:
         try:
             with interruption.interruptible():
                 hydra_task()
+            if any(arg.startswith(f"{queue.KEY}=") for arg in sys.argv[1:]):
+                _exit_now()
         except (interruption.Interrupted, SystemExit) as err:
             # Hydra reports an interruption that its own code turned into another error (while
             # it composes the config) and exits 1: still an interruption
@@ -79,6 +84,20 @@ def main() -> None:
                 flush=True,
             )
             raise SystemExit(interrupted.exit_code) from None
+
+
+def _exit_now() -> None:
+    """End a sweep worker that ran its tasks without the interpreter's teardown, which with
+    TensorFlow loaded took 1.3 s on the sweep's critical path at the end of every stage. What
+    an ordinary exit does first is done first: thread pools are shut down and non-daemon
+    threads waited for, the exit handlers run (the background MLflow writes, logging's flush),
+    then the standard streams are flushed."""
+    # The interpreter's own exit steps, in its order (private helpers, stable since 3.9).
+    threading._shutdown()  # thread pools' exit hooks, then the non-daemon threads joined
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

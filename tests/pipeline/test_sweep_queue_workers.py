@@ -158,3 +158,33 @@ def test_a_sweep_that_fails_between_rounds_leaves_no_worker_running(tmp_path, sw
         timeout=600,
     )
     assert "exit 1 running 0" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_workers_that_exit_at_once_leave_every_run_and_log_line_written(tmp_path, sweep_project):
+    """A worker skips the interpreter's teardown once its tasks ran (roundlab.train): its
+    background MLflow writes, its parents' end and its log's last lines are still all there."""
+    import sqlite3
+
+    root = sweep_project(tmp_path, processes=2, rate_extensions=0, tracking=True)
+    done = _sweep(root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = yaml.safe_load((root / "multirun" / "_sweep_log.yaml").read_text())
+    assert [m["exit_code"] for m in log["multiruns"]] == [0, 0]
+    for m in log["multiruns"]:
+        tail = (root / "multirun" / m["family"] / "multirun.log").read_text().splitlines()[-1]
+        assert tail.startswith("sweep: "), tail
+    planned = _planned(root / "results")
+    with sqlite3.connect(root / "mlflow.db") as store:
+        statuses = dict(
+            store.execute(
+                "SELECT r.status, count(*) FROM runs r JOIN tags t ON t.run_uuid = r.run_uuid "
+                "AND t.key = 'roundlab.role' AND t.value = 'sweep' GROUP BY r.status"
+            ).fetchall()
+        )
+        children = store.execute(
+            "SELECT r.status, count(*) FROM runs r WHERE EXISTS (SELECT 1 FROM tags t WHERE "
+            "t.run_uuid = r.run_uuid AND t.key = 'mlflow.parentRunId') GROUP BY r.status"
+        ).fetchall()
+    assert statuses == {"FINISHED": 2}  # each worker's parent, ended
+    assert sum(n for _, n in children) == len(planned)
+    assert {status for status, _ in children} <= {"FINISHED", "FAILED"}

@@ -28,10 +28,11 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.types import Override
 from hydra.errors import HydraException
 
+from roundlab.sweep import queue
 from roundlab.sweep.queue import Worker
 
 JOBS_KEY = "sweep.jobs"
-QUEUE_KEY = "sweep.queue"
+QUEUE_KEY = queue.KEY
 
 
 class RoundlabSweeper(BasicSweeper):

@@ -40,6 +40,7 @@ from roundlab import paths
 log = logging.getLogger(__name__)
 
 PENDING, CLAIMED, DONE, STOP = "pending", "claimed", "done", "STOP"
+KEY = "sweep.queue"  # the override that makes a multirun a worker of the queue it names
 POLL_S = 0.2  # how often an idle worker looks for a task
 _ROUND = re.compile(r"(\d+)-")  # a task's name starts with its round
 
