@@ -95,3 +95,51 @@ def test_the_vectorized_launcher_says_it_composes_every_job_before_training():
     assert config.compose([], return_hydra_config=True).hydra.sweeper._target_.endswith(
         "RoundlabSweeper"
     )
+
+
+class _Loader:
+    def load_sweep_config(self, master_config, sweep_overrides):
+        return config.compose(list(sweep_overrides), return_hydra_config=True)
+
+
+def _launched(tmp_path, *extra):
+    from hydra.core.utils import JobReturn
+    from hydra.types import HydraContext
+
+    from roundlab.sweep import launcher as vectorized
+
+    class Launcher:
+        max_members = 32
+        config = config.compose([f"hydra.sweep.dir={tmp_path}", *extra], return_hydra_config=True)
+        hydra_context = HydraContext(config_loader=_Loader(), callbacks=_NoCallbacks())
+
+        @staticmethod
+        def task_function(cfg):
+            return 1.0
+
+        def train_jobs(self, jobs, cfgs, groups, alone):
+            return vectorized.in_process(self, jobs, cfgs, groups, alone)
+
+    # dropout cannot be stacked: both jobs run the (stub) task alone, nothing trains
+    jobs = [["approach=regression", "model.dropout=0.5", f"seed={s}", *extra] for s in (0, 1)]
+    returns = vectorized.launch(Launcher(), jobs, 0)
+    assert all(isinstance(r, JobReturn) and r.return_value == 1.0 for r in returns)
+    return returns
+
+
+class _NoCallbacks:
+    def on_job_start(self, **kwargs):
+        pass
+
+    def on_job_end(self, **kwargs):
+        pass
+
+
+def test_a_queue_workers_returns_keep_no_configs_and_other_multiruns_keep_them(tmp_path):
+    plain = _launched(tmp_path / "plain")
+    assert all(
+        r.cfg.seed == s and r.hydra_cfg is not None for r, s in zip(plain, (0, 1), strict=True)
+    )
+    worker = _launched(tmp_path / "worker", f"sweep.queue={tmp_path / 'queue'}")
+    assert all(r.cfg is None and r.hydra_cfg is None for r in worker)
+    assert [r.overrides[2] for r in worker] == ["seed=0", "seed=1"]

@@ -32,6 +32,11 @@ from roundlab.sweep import queue
 from roundlab.sweep.queue import Worker
 
 JOBS_KEY = "sweep.jobs"
+# A worker's collector thresholds (Python's: 700, 10, 10). Its job configs and traced graphs are
+# hundreds of thousands of small objects, and at the default thresholds the collector walked
+# them all about 35 times per worker and stage (gc.callbacks measured 6-7 s of its CPU); Keras'
+# clear_session still collects before each stacked group, freeing the last group's graphs.
+WORKER_GC_THRESHOLDS = (20_000, 20, 20)
 QUEUE_KEY = queue.KEY
 
 
@@ -63,6 +68,7 @@ class RoundlabSweeper(BasicSweeper):
             common = [o.input_line for o in overrides]
             self.worker = Worker(Path(str(queued[-1].value())), name, common)
             _freeze_the_process_objects()
+            gc.set_threshold(*WORKER_GC_THRESHOLDS)
             return []
         listed = [o for o in overrides if o.get_key_element() == JOBS_KEY]
         if not listed or listed[-1].value() is None:
