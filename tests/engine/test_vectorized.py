@@ -144,21 +144,45 @@ def test_on_a_gpu_a_group_is_xla_compiled_and_recorded_there(soft_round_grid):
     assert result.ok and result.engine["jit_compile"] is True and result.device.startswith("GPU")
 
 
-def test_members_of_one_seed_start_from_the_weights_a_job_alone_builds(soft_round_grid):
-    """A group builds its network once per seed: each member's initial weights are still those
-    build_mlp gives under its own seed, whatever the other members' parameters."""
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["approach=rounding", "activation=soft_round", "activation.alpha=4"],
+        ["approach=rounding", "activation=sine_round"],
+        ["approach=rounding", "activation=hard_round"],
+        ["approach=regression"],
+        ["approach=classification"],
+        ["approach=ordinal", "approach.method=coral"],
+        ["approach=ordinal", "approach.method=corn"],
+        ["approach=poisson"],
+        ["approach=rounding", "activation=soft_round", "model.hidden_sizes=[5]"],
+        ["approach=rounding", "activation=soft_round", "dataset=affine"],
+    ],
+)
+def test_initial_weights_built_once_are_what_build_mlp_gives_whatever_was_built_before(
+    compose, overrides
+):
+    """A worker reuses the network a seed built (roundlab.sweep.vectorized.initial_weights):
+    after networks of every approach, activation and dataset have been built and kept, each
+    member's initial weights are still those build_mlp gives under its own seed."""
     from roundlab import approaches
     from roundlab.engine import models
     from roundlab.run.job import load
 
-    cfgs = [*soft_round_grid[1.0][:2], *soft_round_grid[4.0][:2]]  # seeds 0, 1 at two alphas
-    dataset = load(cfgs[0].dataset, cfgs[0].objective)
-    approach = approaches.build(cfgs[0], dataset.train.y)
-    initial = {}
-    members = [vectorized._member(cfg, dataset, approach, initial) for cfg in cfgs]
-    assert sorted(initial) == [0, 1]
-    for cfg, member in zip(cfgs, members, strict=True):
+    def weights(cfg):
+        dataset = load(cfg.dataset, cfg.objective)
+        approach = approaches.build(cfg, dataset.train.y)
+        kept = vectorized.initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach)
         keras.utils.set_random_seed(int(cfg.seed))
         alone = models.build_mlp(dataset.n_features, cfg.model, approach).model.get_weights()
-        for a, b in zip(member.initial_weights, alone, strict=True):
+        return kept, alone
+
+    others = [["approach=rounding", "activation=sigmoid_round"], ["approach=ordinal"]]
+    for other in others:  # kept first, under the same seeds
+        for seed in (0, 1):
+            weights(compose(*other, f"seed={seed}"))
+    for seed in (0, 1):
+        kept, alone = weights(compose(*overrides, f"seed={seed}"))
+        assert len(kept) == len(alone)
+        for a, b in zip(kept, alone, strict=True):
             np.testing.assert_array_equal(a, b)

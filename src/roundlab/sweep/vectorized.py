@@ -12,6 +12,7 @@ records KILLED the members a SIGINT or SIGTERM stopped before their records were
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
 from roundlab.interruption import checkpoint
 from roundlab.results import KILLED, RunResult
+from roundlab.run.config import to_yaml
 from roundlab.run.fingerprint import data_hash, stamp
 from roundlab.run.job import load
 from roundlab.run.recording import Recording
@@ -102,8 +104,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         trainer.max_memory_mb,
         members=stacked_members,
     )
-    initial: dict[int, list[np.ndarray]] = {}  # by seed: the rest of a member is the same
-    members = [_member(cfg, dataset, approach, initial) for cfg in cfgs]
+    members = [_member(cfg, dataset, approach) for cfg in cfgs]
     network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
         list(cfgs),
@@ -180,24 +181,43 @@ def _cross_validate(
     return [outcome for _, outcome in selected]
 
 
-def _member(
-    cfg: DictConfig, dataset: Dataset, approach: Approach, initial: dict[int, list[np.ndarray]]
-) -> stacked.Member:
-    """The member's initial weights: those ``build_mlp`` gives under its own seed. Members of a
-    group differ only in seed, rate and the activation's parameter (a Python value, not a
-    weight), so the network is built once per seed (``initial``): a group of 45 builds 5."""
-    seed = int(cfg.seed)
-    if seed not in initial:
-        keras.utils.set_random_seed(seed)
-        network = models.build_mlp(dataset.n_features, cfg.model, approach)
-        initial[seed] = network.model.get_weights()
+def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Member:
+    """The member's initial weights (:func:`initial_weights`), seed, knob and rate."""
     _, value = grouping.knob(cfg)
     return stacked.Member(
-        seed=seed,
-        initial_weights=initial[seed],
+        seed=int(cfg.seed),
+        initial_weights=initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach),
         knob=value,
         learning_rate=float(cfg.trainer.learning_rate),
     )
+
+
+def initial_weights(
+    seed: int, n_features: int, model_cfg: DictConfig, approach: Approach
+) -> list[np.ndarray]:
+    """The weights ``build_mlp`` gives under ``seed``, built once per process and network.
+
+    Members of a group differ only in seed, rate and the activation's parameter, the rounding
+    activations' networks only in a layer without weights that draws nothing, and a family's
+    rounds of rate extensions repeat its seeds: a worker built the same few networks again for
+    every group (about 40 ms each). The network is named by what its weights are drawn from:
+    the features, the model config, the output units and their initial biases, and the head's
+    layers that have weights (tests/engine/test_vectorized.py checks the reuse against
+    ``build_mlp`` for every approach and activation)."""
+    heads = tuple(
+        (type(layer).__name__, json.dumps(layer.get_config(), sort_keys=True, default=str))
+        for layer in approach.head
+        if getattr(layer, "weight_shapes", ())
+    )
+    bias = tuple(np.ravel(approach.bias).tolist())
+    key = (seed, n_features, to_yaml(model_cfg), approach.units, bias, heads)
+    if key not in _INITIAL:
+        keras.utils.set_random_seed(seed)
+        _INITIAL[key] = models.build_mlp(n_features, model_cfg, approach).model.get_weights()
+    return _INITIAL[key]
+
+
+_INITIAL: dict[tuple, list[np.ndarray]] = {}
 
 
 def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> RunResult:
