@@ -3,7 +3,7 @@ activation's parameter, and derives the others: they must equal what Hydra compo
 
 import pytest
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from omegaconf import OmegaConf
+from omegaconf import OmegaConf, open_dict
 
 from roundlab.run import config
 from roundlab.sweep.jobs import derive
@@ -110,6 +110,7 @@ def _launched(tmp_path, *extra):
 
     class Launcher:
         max_members = 32
+        composed = {}
         config = config.compose([f"hydra.sweep.dir={tmp_path}", *extra], return_hydra_config=True)
         hydra_context = HydraContext(config_loader=_Loader(), callbacks=_NoCallbacks())
 
@@ -143,3 +144,33 @@ def test_a_queue_workers_returns_keep_no_configs_and_other_multiruns_keep_them(t
     worker = _launched(tmp_path / "worker", f"sweep.queue={tmp_path / 'queue'}")
     assert all(r.cfg is None and r.hydra_cfg is None for r in worker)
     assert [r.overrides[2] for r in worker] == ["seed=0", "seed=1"]
+
+
+def test_a_multiruns_later_batches_derive_from_what_its_first_composed():
+    """A queue worker's tasks come in batches; a family's later round (other rates) is derived
+    from the config its first batch composed, and equals what Hydra composes for it."""
+    from roundlab.sweep.jobs import job_configs
+
+    calls = []
+
+    def counted(overrides):
+        calls.append(overrides)
+        return _composed(overrides)
+
+    kept = {}
+    first = [
+        [*BASE, "activation.steepness=5", f"seed={s}", "trainer.learning_rate=0.001"]
+        for s in (0, 1)
+    ]
+    later = [
+        [*BASE, "activation.steepness=5", f"seed={s}", "trainer.learning_rate=0.03"] for s in (0, 1)
+    ]
+    job_configs(counted, first, 0, kept)
+    assert len(calls) == 1
+    derived = job_configs(counted, later, 2, kept)
+    assert len(calls) == 1  # nothing composed again
+    for job, cfg, idx in zip(later, derived, (2, 3), strict=True):
+        expected = _composed(job)
+        with open_dict(expected):
+            expected.hydra.job.id = expected.hydra.job.num = idx
+        assert OmegaConf.to_container(cfg) == OmegaConf.to_container(expected)

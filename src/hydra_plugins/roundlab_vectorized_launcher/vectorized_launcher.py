@@ -24,6 +24,8 @@ class VectorizedLauncher(Launcher):
         # Refused here, before any job is composed or trained.
         self.max_members = check_max_members(max_members)
         self.config: DictConfig | None = None
+        # this multirun's composed job configs by signature (roundlab.sweep.jobs.job_configs)
+        self.composed: dict[tuple[str, ...], DictConfig] = {}
         self.task_function: TaskFunction | None = None
         self.hydra_context: HydraContext | None = None
 

@@ -56,6 +56,7 @@ def launch(
         lambda overrides: loader.load_sweep_config(sweep_config, overrides),
         job_overrides,
         initial_job_idx,
+        launcher.composed,
     )
     kept = [job for job in jobs if wanted(job)]
     if len(kept) < len(jobs):
