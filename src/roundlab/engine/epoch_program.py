@@ -82,33 +82,17 @@ class EpochProgram:
         # and scalar paths differ in the last bit.
         self.inverse_full = tf.constant(np.float32(1) / np.float32(batch_size))
 
-        def state(value: np.ndarray, dtype: tf.DType = tf.float32) -> tf.Variable:
-            shape = tf.TensorShape([None, *np.shape(value)[1:]])
-            return tf.Variable(tf.constant(value, dtype), shape=shape, trainable=False)
-
-        self.theta = state(rows.weights)
-        self.kept = state(rows.weights)
-        self.slots = [state(np.zeros_like(rows.weights)) for _ in range(stepper.slots)]
-        self.rates = state(rows.rates.reshape(-1, 1))
-        self.knobs = None if rows.knobs is None else state(rows.knobs)
-        self.last_batch = state(rows.last, tf.int32)
-        self.inverse_last = state(np.float32(1) / rows.last.astype(np.float32))
-        self.val_mask = None if rows.val_masks is None else state(rows.val_masks, tf.bool)
-        self.iterations = tf.Variable(0.0, trainable=False)
         self._rows = [
-            v
-            for v in (
-                self.theta,
-                self.kept,
-                *self.slots,
-                self.rates,
-                self.knobs,
-                self.last_batch,
-                self.inverse_last,
-                self.val_mask,
-            )
-            if v is not None
+            tf.Variable(value, shape=tf.TensorShape([None, *value.shape[1:]]), trainable=False)
+            for value in _state(rows, stepper.slots)
         ]
+        self.theta, self.kept, *rest = self._rows
+        self.slots, rest = rest[: stepper.slots], rest[stepper.slots :]
+        self.rates, *rest = rest
+        self.knobs = None if rows.knobs is None else rest.pop(0)
+        self.last_batch, self.inverse_last, *rest = rest
+        self.val_mask = None if rows.val_masks is None else rest.pop(0)
+        self.iterations = tf.Variable(0.0, trainable=False)
         width = padded(batch_size)
         mask = tf.TensorSpec([None], tf.bool)
         signature = [tf.TensorSpec([None, None, width], tf.int32), mask]
@@ -129,6 +113,23 @@ class EpochProgram:
         half = len(HISTORY_KEYS) // 2
         values[:half] /= self.sizes
         return values.astype(np.float64)
+
+    def reset(self, rows: Rows) -> None:
+        """Start over with other members, ``rows``, on the same data and with the same
+        settings: the state's variables take their rows (any number of them), the step count
+        goes back to 0, and the traced program is kept. ``rows`` must have knobs and
+        validation masks where the program's first members had them."""
+        values = _state(rows, len(self.slots))
+        if len(values) != len(self._rows):
+            raise ValueError(
+                "a program starts over with members that have knobs and validation masks where "
+                f"its first members had them. Received: {len(values)} state tensors for "
+                f"{len(self._rows)}"
+            )
+        for variable, value in zip(self._rows, values, strict=True):
+            variable.assign(value)
+        self.iterations.assign(0.0)
+        self.sizes = rows.sizes
 
     def keep(self, mask: np.ndarray) -> None:
         """Copy the current weights of the members where ``mask`` (one per row) is true into
@@ -191,6 +192,23 @@ class EpochProgram:
         self.iterations.assign_add(1.0)
         self.stepper.step(self.theta, self.slots, gradient, self.rates, self.iterations)
         return tf.reduce_sum(values, axis=2)
+
+
+def _state(rows: Rows, slots: int) -> list[tf.Tensor]:
+    """The values of a program's state, one row per member: weights, kept weights, the
+    optimizer's ``slots``, rates, knobs (when the head has a parameter), the last batch's size
+    and its inverse, validation masks (when given)."""
+    values = [
+        rows.weights,
+        rows.weights,
+        *(np.zeros_like(rows.weights) for _ in range(slots)),
+        rows.rates.reshape(-1, 1).astype(np.float32),
+        rows.knobs,
+        rows.last.astype(np.int32),
+        np.float32(1) / rows.last.astype(np.float32),
+        rows.val_masks,
+    ]
+    return [tf.constant(v) for v in values if v is not None]
 
 
 def per_example(approach: Any, y: tf.Tensor, out: tf.Tensor) -> tf.Tensor:

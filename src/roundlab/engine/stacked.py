@@ -39,8 +39,10 @@ MLP on 10 features with batch 64 and 300 validation examples needs about 0.33 MB
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -75,6 +77,7 @@ def train_members(
     val_masks: np.ndarray | None = None,
     member_epochs: Sequence[int] | None = None,
     compact: bool = True,
+    program_key: Hashable | None = None,
 ) -> list[MemberOutcome]:
     """Train every member (same architecture and data, own seed, initial weights, learning
     rate and knob) together and return their outcomes in order.
@@ -95,6 +98,11 @@ def train_members(
 
     ``compact``: drop the members that stopped from the program
     (:mod:`roundlab.engine.compaction`); every outcome is the same to the bit either way.
+
+    ``program_key``: what fixes the program beyond the arguments here (the approach's loss,
+    head and readout, which are functions): given, the program traced for the same key, data
+    and settings is started over with these members rather than traced again
+    (:func:`_program`); a worker's later rounds of a family train in its first round's program.
     """
     check_group(members, dropout, batch_size=batch_size, epochs=epochs)
     lay = stacked_mlp.layout(np.shape(x_train)[1], hidden_sizes, approach)
@@ -104,15 +112,17 @@ def train_members(
     stepper = stacked_optimizer(optimizer)
     rates = [learning_rate if m.learning_rate is None else m.learning_rate for m in members]
     rows = kfold.member_rows(train_rows, len(members), len(x_train), batch_size)
-    program = EpochProgram(
-        lay,
-        Rows(initial, np.asarray(rates, dtype=np.float32), knobs, val_masks, rows, batch_size),
-        (hidden, head),
-        approach,
-        stepper,
-        (x_train, y_train, x_val, y_val),
-        batch_size,
-        jit_compile,
+    state = Rows(initial, np.asarray(rates, dtype=np.float32), knobs, val_masks, rows, batch_size)
+    data = (x_train, y_train, x_val, y_val)
+    settings = (lay, hidden_activation, _plain(hidden_activation_params), optimizer, batch_size)
+    program = _program(
+        None
+        if program_key is None
+        else (program_key, settings, jit_compile, val_masks is None, _digest(data)),
+        lambda: EpochProgram(
+            lay, state, (hidden, head), approach, stepper, data, batch_size, jit_compile
+        ),
+        state,
     )
     tracker = Tracker(len(members), early_stopping)
     if member_epochs is not None:
@@ -140,6 +150,41 @@ def train_members(
     program.keep(keep)
     kept[live] = program.kept_rows()
     return outcomes(np.stack(history), tracker, [lay.weights(row) for row in kept], rates)
+
+
+# This process's traced programs by key (train_members' program_key, settings, data), the
+# most recently used last; a program holds its graph and its last members' state.
+_PROGRAMS: OrderedDict[Hashable, EpochProgram] = OrderedDict()
+KEPT_PROGRAMS = 16
+
+
+def _program(key: Hashable | None, make: Callable[[], EpochProgram], state: Rows) -> EpochProgram:
+    """The program of ``key`` started over with ``state`` (tracing it, about a quarter of a
+    second, was most of a small group's set-up), else a new one from ``make``."""
+    if key is None:
+        return make()
+    program = _PROGRAMS.pop(key, None)
+    if program is None:
+        program = make()
+    else:
+        program.reset(state)
+    _PROGRAMS[key] = program
+    while len(_PROGRAMS) > KEPT_PROGRAMS:
+        _PROGRAMS.popitem(last=False)
+    return program
+
+
+def _digest(arrays: Sequence[np.ndarray]) -> str:
+    """The arrays' shapes, types and bytes: a program holds its data as constants."""
+    digest = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        digest.update(f"{a.shape}{a.dtype}".encode() + a.tobytes())
+    return digest.hexdigest()
+
+
+def _plain(params: dict[str, float] | None) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted((params or {}).items()))
 
 
 def shuffled_orders(
