@@ -9,7 +9,8 @@ from roundlab.metrics import integer_metrics
 from roundlab.report.stats import mean_ci
 from roundlab.run.job import resolve as resolved
 from roundlab.serving.saved_models import Predictor
-from roundlab.sweep import vectorized
+from roundlab.sweep import networks, vectorized
+from roundlab.tracking import writer
 from roundlab.train import train
 
 SEEDS = range(5)
@@ -162,7 +163,7 @@ def test_on_a_gpu_a_group_is_xla_compiled_and_recorded_there(soft_round_grid):
 def test_initial_weights_built_once_are_what_build_mlp_gives_whatever_was_built_before(
     compose, overrides
 ):
-    """A worker reuses the network a seed built (roundlab.sweep.vectorized.initial_weights):
+    """A worker reuses the network a seed built (roundlab.sweep.networks.initial_weights):
     after networks of every approach, activation and dataset have been built and kept, each
     member's initial weights are still those build_mlp gives under its own seed."""
     from roundlab import approaches
@@ -172,7 +173,7 @@ def test_initial_weights_built_once_are_what_build_mlp_gives_whatever_was_built_
     def weights(cfg):
         dataset = load(cfg.dataset, cfg.objective)
         approach = approaches.build(cfg, dataset.train.y)
-        kept = vectorized.initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach)
+        kept = networks.initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach)
         keras.utils.set_random_seed(int(cfg.seed))
         alone = models.build_mlp(dataset.n_features, cfg.model, approach).model.get_weights()
         return kept, alone
@@ -186,3 +187,46 @@ def test_initial_weights_built_once_are_what_build_mlp_gives_whatever_was_built_
         assert len(kept) == len(alone)
         for a, b in zip(kept, alone, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_worker_trains_a_familys_later_group_in_its_first_groups_network_and_program(
+    compose, monkeypatch
+):
+    """A queue worker keeps a group key's network and traced program
+    (roundlab.sweep.networks.keep_between_groups): the family's next group (other rates and
+    seeds) is scored in the same network, trains in the same program, and its members come out
+    as they do from a new network and program."""
+    from roundlab.engine import stacked
+
+    def group(rate, seeds):
+        return [
+            resolved(
+                compose(
+                    "approach=rounding",
+                    "activation=soft_round",
+                    f"activation.alpha={a}",
+                    f"trainer.learning_rate={rate}",
+                    f"seed={s}",
+                )
+            )
+            for a in (1.0, 4.0)
+            for s in seeds
+        ]
+
+    fresh = vectorized.train_group(group(0.03, (2, 3)))
+    monkeypatch.setattr(networks, "_KEEPING", True)
+    monkeypatch.setattr(networks, "_NETWORKS", type(networks._NETWORKS)())
+    monkeypatch.setattr(stacked, "_PROGRAMS", type(stacked._PROGRAMS)())
+    first = vectorized.train_group(group(0.01, (0, 1)))
+    traces = [p._run.experimental_get_tracing_count() for p in stacked._PROGRAMS.values()]
+    later = vectorized.train_group(group(0.03, (2, 3)))
+    assert later.network is first.network and later.approach is first.approach
+    assert [p._run.experimental_get_tracing_count() for p in stacked._PROGRAMS.values()] == traces
+    assert later.errors == fresh.errors == [None] * 4
+    for got, expected in zip(later.weights, fresh.weights, strict=True):
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert [f.history for f in later.fits] == [f.history for f in fresh.fits]
+    scored = [vectorized.record_member(later, i, None).metrics for i in range(4)]
+    assert scored == [vectorized.record_member(fresh, i, None).metrics for i in range(4)]
+    writer.flush()  # the records' MLflow writes, while the process can still make threads

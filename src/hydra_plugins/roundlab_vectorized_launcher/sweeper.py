@@ -69,6 +69,11 @@ class RoundlabSweeper(BasicSweeper):
             self.worker = Worker(Path(str(queued[-1].value())), name, common)
             _freeze_the_process_objects()
             gc.set_threshold(*WORKER_GC_THRESHOLDS)
+            # here, not at the top: plugin discovery imports this module in every Hydra app,
+            # the sweep's own TensorFlow-free process included
+            from roundlab.sweep import networks
+
+            networks.keep_between_groups()
             return []
         listed = [o for o in overrides if o.get_key_element() == JOBS_KEY]
         if not listed or listed[-1].value() is None:

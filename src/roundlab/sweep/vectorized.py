@@ -12,22 +12,18 @@ records KILLED the members a SIGINT or SIGTERM stopped before their records were
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import keras
 import numpy as np
 from omegaconf import DictConfig
 
-from roundlab import activations, approaches
 from roundlab.approaches.head import Approach
 from roundlab.data import Dataset
 from roundlab.engine import (
     evaluation,
     kfold,
-    models,
     session,
     single,
     stacked,
@@ -35,17 +31,17 @@ from roundlab.engine import (
 )
 from roundlab.engine.early_stopping import epoch_cap
 from roundlab.engine.memory import check_memory
+from roundlab.engine.models import Network
 from roundlab.engine.outcome import Fitted, TrainingFailed
 from roundlab.engine.xla import use_xla
 from roundlab.interruption import checkpoint
 from roundlab.results import KILLED, RunResult
-from roundlab.run.config import to_yaml
 from roundlab.run.fingerprint import data_hash, stamp
 from roundlab.run.job import load
 from roundlab.run.recording import Recording
 from roundlab.run.validate import early_stopping
 from roundlab.runs import RunKey
-from roundlab.sweep import grouping
+from roundlab.sweep import grouping, networks
 from roundlab.tracking import writer
 
 
@@ -56,7 +52,7 @@ class TrainedGroup:
 
     cfgs: list[DictConfig]
     approach: Approach
-    network: models.Network  # the ordinary model each member is loaded into for evaluation
+    network: Network  # the ordinary model each member is loaded into for evaluation
     dataset: Dataset
     x: dict[str, np.ndarray]
     y: dict[str, np.ndarray]
@@ -90,7 +86,8 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
     x = evaluation.standardized_features(dataset, trainer.standardize_features)
     y = evaluation.labels(dataset)
     jit = use_xla(trainer.jit_compile, stacked=True, device_kind=device.kind)
-    approach = approaches.build(first, dataset.train.y)
+    key = (grouping.group_key(first), data_hash(first.dataset))
+    approach, network = networks.scoring_network(key, first, dataset)
     method = kfold.method(trainer.selection, len(dataset.val))
     copies = trainer.cv_folds if method == "kfold" else 1  # a member per fold
     stacked_members = len(cfgs) * copies
@@ -105,7 +102,6 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         members=stacked_members,
     )
     members = [_member(cfg, dataset, approach) for cfg in cfgs]
-    network = models.build_mlp(dataset.n_features, first.model, approach)
     group = TrainedGroup(
         list(cfgs),
         approach,
@@ -117,7 +113,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         jit,
         group_id(list(cfgs)),
         0.0,
-        data_hash(first.dataset),
+        key[1],
     )
     stopping = early_stopping(trainer.early_stopping)
     cap = epoch_cap(trainer.epochs, trainer.max_epochs_factor, stopping)
@@ -131,6 +127,7 @@ def train_group(cfgs: list[DictConfig]) -> TrainedGroup:
         "epochs": cap,
         "early_stopping": stopping,
         "jit_compile": jit,
+        "program_key": networks.program_key(key),
     }
     group.selection = kfold.holdout_record(len(dataset.val))
     group.cvs = [None] * len(cfgs)
@@ -186,38 +183,12 @@ def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Me
     _, value = grouping.knob(cfg)
     return stacked.Member(
         seed=int(cfg.seed),
-        initial_weights=initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach),
+        initial_weights=networks.initial_weights(
+            int(cfg.seed), dataset.n_features, cfg.model, approach
+        ),
         knob=value,
         learning_rate=float(cfg.trainer.learning_rate),
     )
-
-
-def initial_weights(
-    seed: int, n_features: int, model_cfg: DictConfig, approach: Approach
-) -> list[np.ndarray]:
-    """The weights ``build_mlp`` gives under ``seed``, built once per process and network.
-
-    Members of a group differ only in seed, rate and the activation's parameter, the rounding
-    activations' networks only in a layer without weights that draws nothing, and a family's
-    rounds of rate extensions repeat its seeds: a worker built the same few networks again for
-    every group (about 40 ms each). The network is named by what its weights are drawn from:
-    the features, the model config, the output units and their initial biases, and the head's
-    layers that have weights (tests/engine/test_vectorized.py checks the reuse against
-    ``build_mlp`` for every approach and activation)."""
-    heads = tuple(
-        (type(layer).__name__, json.dumps(layer.get_config(), sort_keys=True, default=str))
-        for layer in approach.head
-        if getattr(layer, "weight_shapes", ())
-    )
-    bias = tuple(np.ravel(approach.bias).tolist())
-    key = (seed, n_features, to_yaml(model_cfg), approach.units, bias, heads)
-    if key not in _INITIAL:
-        keras.utils.set_random_seed(seed)
-        _INITIAL[key] = models.build_mlp(n_features, model_cfg, approach).model.get_weights()
-    return _INITIAL[key]
-
-
-_INITIAL: dict[tuple, list[np.ndarray]] = {}
 
 
 def record_member(group: TrainedGroup, index: int, sweep_dir: Path | None) -> RunResult:
@@ -284,10 +255,5 @@ def _load_member(group: TrainedGroup, index: int, weights: list[np.ndarray]) -> 
     """Load ``weights`` of member ``index`` into the group's ordinary model, and its parameter
     value on the output activation (a parameter, not a weight, so it is set on the layer)."""
     group.network.model.set_weights(weights)
-    approach = group.approach
-    if approach.activation is not None:
-        cfg = group.cfgs[index].activation
-        approach.activation = activations.get(cfg.name, **activations.activation_params(cfg))
-        for layer in approach.head:
-            layer.activation = approach.activation
-    return approach
+    networks.set_activation(group.approach, group.cfgs[index])
+    return group.approach
