@@ -50,6 +50,28 @@ def test_tasks_are_taken_once_deepest_round_first_then_cost_order(tmp_path):
     assert [t["families"] for t in queue.taken(tmp_path, "worker-1")] == [["cheap"], ["late"]]
 
 
+def test_a_worker_takes_the_later_round_of_a_family_it_trained_before_the_rest_of_that_round(
+    tmp_path,
+):
+    """Its networks and traced programs are kept (roundlab.sweep.networks); the deepest round
+    still comes first, and a worker with no such family takes the queue's order."""
+    queue.enqueue(tmp_path, 0, [_task("ordinal"), _task("sine_round")])
+    first, second = Worker(tmp_path, "worker-1", []), Worker(tmp_path, "worker-2", [])
+    assert first.take() and second.take()  # ordinal, then sine_round
+    queue.enqueue(
+        tmp_path,
+        1,
+        [_task("rate_extensions/1/ordinal"), _task("rate_extensions/1/sine_round")],
+    )
+    queue.enqueue(tmp_path, 2, [_task("rate_extensions/2/approaches")])
+    assert second.take()
+    assert second.batch()[0][0] == "approach=rate_extensions/2/approaches"  # deepest first
+    assert second.take()
+    assert second.batch()[0][0] == "approach=rate_extensions/1/sine_round"  # its own family
+    assert first.take()
+    assert first.batch()[0][0] == "approach=rate_extensions/1/ordinal"
+
+
 def test_a_multirun_that_ignores_the_stop_signal_is_killed_after_the_wait(monkeypatch):
     stuck = subprocess.Popen(
         [

@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from roundlab import paths
+from roundlab.sweep.extend import EXTENSIONS_DIR
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,14 @@ def _pending(queue: Path) -> list[Path]:
     return sorted(tasks, key=lambda p: (-int(_ROUND.match(p.name)[1]), p.name))
 
 
+def _family(name: str) -> str:
+    """The planned family of the task file ``name`` (``<round>-<rank>-<family>.yaml``, a rate
+    extension's family ``rate_extensions/<round>/<planned family>`` with its slashes as
+    underscores)."""
+    family = name.split("-", 2)[2].removesuffix(".yaml")
+    return re.sub(rf"^{EXTENSIONS_DIR}_\d+_", "", family)
+
+
 def stop(queue: Path) -> None:
     """No task will come: each worker stops once its task ends."""
     paths.atomic_write(queue / STOP, "")
@@ -112,6 +121,7 @@ class Worker:
         self.queue, self.name, self.common = Path(queue), name, list(common)
         self.current: str | None = None
         self.jobs: list[list[str]] = []
+        self.families: set[str] = set()  # the planned families of the tasks it took
         self.parent = os.getppid()
 
     def take(self) -> bool:
@@ -128,17 +138,32 @@ class Worker:
             if os.getppid() != self.parent:
                 log.warning("%s: the sweep that started this worker is gone; stopping", self.name)
                 return False
-            for task in _pending(self.queue):
+            for task in self._in_turn(_pending(self.queue)):
                 try:
                     os.rename(task, mine / task.name)  # atomic: one worker gets it
                 except FileNotFoundError:
                     continue  # another worker took it first
                 body = yaml.safe_load((mine / task.name).read_text())
                 self.current = task.name
+                self.families.add(_family(task.name))
                 self.jobs = [[*map(str, job), *self.common] for job in body["jobs"]]
                 return True
             time.sleep(POLL_S)
         return False
+
+    def _in_turn(self, tasks: list[Path]) -> list[Path]:
+        """``tasks`` in the order to try them: the deepest round's tasks of a family this
+        worker trained before first (its networks and traced programs are kept,
+        :mod:`roundlab.sweep.networks`), then the rest in queue order."""
+        if not tasks:
+            return tasks
+        deepest = _ROUND.match(tasks[0].name)[1]
+        mine = [
+            t
+            for t in tasks
+            if _ROUND.match(t.name)[1] == deepest and _family(t.name) in self.families
+        ]
+        return mine + [t for t in tasks if t not in mine]
 
     def batch(self) -> list[list[str]]:
         """The jobs of the task in hand, each followed by the command line's overrides."""
