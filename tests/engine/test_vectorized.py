@@ -173,9 +173,13 @@ def test_initial_weights_built_once_are_what_build_mlp_gives_whatever_was_built_
     def weights(cfg):
         dataset = load(cfg.dataset, cfg.objective)
         approach = approaches.build(cfg, dataset.train.y)
-        kept = networks.initial_weights(int(cfg.seed), dataset.n_features, cfg.model, approach)
+        # a kept network's approach: its head layers hold a scored member's trained weights
+        scored = models.build_mlp(dataset.n_features, cfg.model, approach).model
+        scored.set_weights([w + 0.25 for w in scored.get_weights()])
+        kept = networks.initial_weights(cfg, dataset, approach)
         keras.utils.set_random_seed(int(cfg.seed))
-        alone = models.build_mlp(dataset.n_features, cfg.model, approach).model.get_weights()
+        fresh = approaches.build(cfg, dataset.train.y)
+        alone = models.build_mlp(dataset.n_features, cfg.model, fresh).model.get_weights()
         return kept, alone
 
     others = [["approach=rounding", "activation=sigmoid_round"], ["approach=ordinal"]]

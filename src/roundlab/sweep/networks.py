@@ -26,32 +26,41 @@ from roundlab.engine.models import Network
 from roundlab.run.config import to_yaml
 
 
-def initial_weights(
-    seed: int, n_features: int, model_cfg: DictConfig, approach: Approach
-) -> list[np.ndarray]:
-    """The weights ``build_mlp`` gives under ``seed``, built once per process and network.
+def initial_weights(cfg: DictConfig, dataset: Dataset, approach: Approach) -> list[np.ndarray]:
+    """The weights ``build_mlp`` gives under the seed of ``cfg``, built once per process and
+    network.
 
     Members of a group differ only in seed, rate and the activation's parameter, the rounding
     activations' networks only in a layer without weights that draws nothing, and a family's
     rounds of rate extensions repeat its seeds: a worker built the same few networks again for
     every group (about 40 ms each). The network is named by what its weights are drawn from:
     the features, the model config, the output units and their initial biases, and the head's
-    layers that have weights (tests/engine/test_vectorized.py checks the reuse against
-    ``build_mlp`` for every approach and activation)."""
+    layers that have weights, by their configs (``approach`` gives those). It is built with an
+    approach of its own: the head layers of ``approach`` may hold a scored member's trained
+    weights (a worker's kept network), and a built layer keeps its weights when it joins
+    another network (tests/engine/test_vectorized.py checks every approach and activation
+    against ``build_mlp``, also after a kept network was scored)."""
+    seed = int(cfg.seed)
     heads = tuple(
         (type(layer).__name__, json.dumps(layer.get_config(), sort_keys=True, default=str))
         for layer in approach.head
         if getattr(layer, "weight_shapes", ())
     )
     bias = tuple(np.ravel(approach.bias).tolist())
-    key = (seed, n_features, to_yaml(model_cfg), approach.units, bias, heads)
+    key = (seed, dataset.n_features, to_yaml(cfg.model), approach.units, bias, heads)
     if key not in _INITIAL:
+        own = approaches.build(cfg, dataset.train.y)
         keras.utils.set_random_seed(seed)
-        _INITIAL[key] = models.build_mlp(n_features, model_cfg, approach).model.get_weights()
+        _INITIAL[key] = models.build_mlp(dataset.n_features, cfg.model, own).model.get_weights()
+    _INITIAL.move_to_end(key)
+    while len(_INITIAL) > KEPT_INITIAL:
+        _INITIAL.popitem(last=False)
     return _INITIAL[key]
 
 
-_INITIAL: dict[tuple, list[np.ndarray]] = {}
+# This process's initial weights by network and seed, the most recently used last.
+_INITIAL: OrderedDict[tuple, list[np.ndarray]] = OrderedDict()
+KEPT_INITIAL = 256
 
 
 def scoring_network(

@@ -183,9 +183,7 @@ def _member(cfg: DictConfig, dataset: Dataset, approach: Approach) -> stacked.Me
     _, value = grouping.knob(cfg)
     return stacked.Member(
         seed=int(cfg.seed),
-        initial_weights=networks.initial_weights(
-            int(cfg.seed), dataset.n_features, cfg.model, approach
-        ),
+        initial_weights=networks.initial_weights(cfg, dataset, approach),
         knob=value,
         learning_rate=float(cfg.trainer.learning_rate),
     )
