@@ -78,7 +78,7 @@ def test_runs_written_by_processes_that_exit_are_all_read_back(tmp_path):
 
 def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
     """A process preparing the store waits while another holds its turn, then finds the
-    schema made; three starting together all succeed on one new store."""
+    schema made; three starting together on one new store all write their run into it."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
     with store._schema_turn(tmp_path / "mlflow.db"):
@@ -89,16 +89,26 @@ def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
     assert waiting.wait(timeout=120) == 0
     again = tmp_path / "again"
     uri = f"sqlite:///{again / 'mlflow.db'}"
-    code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
+    # Any first use of the store takes the turn, not only prepare_store: a worker's client.
+    code = f"from roundlab.tracking import store; store.client({uri!r}).create_run('0')"
     together = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
     assert [p.wait(timeout=180) for p in together] == [0, 0, 0]
     with sqlite3.connect(again / "mlflow.db") as plain:
         assert plain.execute("SELECT count(*) FROM experiments").fetchone() == (1,)
+        assert plain.execute("SELECT count(*) FROM runs").fetchone() == (3,)
 
 
-def test_a_made_store_is_opened_without_waiting_for_the_turn(tmp_path):
+def test_a_made_store_is_opened_beside_other_readers_but_after_whoever_makes_it(tmp_path):
+    """A store whose schema looks made is opened under a shared turn: beside another reader at
+    once, and after a process still making the schema (its tables appear one by one)."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     store.prepare_store(uri)
     code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
-    with store._schema_turn(tmp_path / "mlflow.db"):
+    with store._schema_turn(tmp_path / "mlflow.db", shared=True):
         assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0
+    with store._schema_turn(tmp_path / "mlflow.db"):  # as a process making the schema holds it
+        waiting = subprocess.Popen([sys.executable, "-c", code])
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            waiting.wait(timeout=8)
+        assert waiting.returncode is None, "opened the store while its schema was being made"
+    assert waiting.wait(timeout=120) == 0

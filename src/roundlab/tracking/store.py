@@ -66,9 +66,16 @@ def _client(uri: str) -> Any:
     from mlflow.tracking import MlflowClient
 
     db = sqlite_file(uri)
-    if db is not None and not on_network_file_system(db):
+    if db is None:
+        return MlflowClient(tracking_uri=uri)
+    if not on_network_file_system(db):
         _sqlite_write_ahead_log(db)
-    return MlflowClient(tracking_uri=uri)
+    # MLflow makes a missing schema on the store's first use; two processes making it at once
+    # leave it broken (a migration step drops `runs` before it renames its copy back).
+    with _schema_turn(db, shared=_has_schema(db)):
+        made = MlflowClient(tracking_uri=uri)
+        made.search_experiments(max_results=1)
+    return made
 
 
 def _sqlite_write_ahead_log(db: Path) -> None:
@@ -174,16 +181,15 @@ def prepare_store(uri: str | None = None) -> None:
     """Create the store's schema when it has none (MLflow makes it when first asked). For an
     sqlite store, processes take turns at this under a lock on the database's directory: a
     sweep's workers start together, and two of them creating one schema at once make one of
-    them fail; the second finds it made."""
-    uri = uri or paths.default_tracking_uri()
-    db = sqlite_file(uri)
-    with _schema_turn(None if db is None or _has_schema(db) else db):
-        client(uri).search_experiments(max_results=1)
+    them fail; the second finds it made. A store whose schema looks made is opened under a
+    shared lock: together with the other readers, after whoever is still making it."""
+    client(uri).search_experiments(max_results=1)  # an sqlite store's client takes its turn
 
 
 def _has_schema(db: Path) -> bool:
-    """Whether the sqlite database ``db`` holds MLflow's schema (its migration stamp): opening
-    a made store only reads it, so processes need not take turns."""
+    """Whether the sqlite database ``db`` looks like it holds MLflow's schema (its migration
+    table and its runs): opening a made store only reads it, so such processes share their
+    turn; a process still making it holds the turn alone, and they wait for it."""
     try:
         with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as found:
             names = {row[0] for row in found.execute("SELECT name FROM sqlite_master")}
@@ -193,16 +199,17 @@ def _has_schema(db: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _schema_turn(db: Path | None):
-    """An exclusive ``flock`` on the directory of the sqlite database ``db`` (none for another
-    store) while the block runs; released when the process ends, however it ends."""
+def _schema_turn(db: Path | None, shared: bool = False):
+    """A ``flock`` on the directory of the sqlite database ``db`` (none for another store)
+    while the block runs, exclusive unless ``shared``; released when the process ends,
+    however it ends."""
     if db is None:
         yield
         return
     db.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(db.parent, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
