@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from roundlab.run.config import compose
@@ -39,6 +40,7 @@ def test_the_sweep_fingerprints_every_job_as_its_multirun_does(
         launched = training_configs(
             job_configs(lambda o: compose(o, return_hydra_config=True), overrides)
         )
+        assert HydraConfig.instance().cfg is None  # left as run_job leaves it
         bases: decide.Bases = {}
         for job, cfg in zip(decide.expand(m.overrides), launched, strict=True):
             full = [*job, *common]

@@ -26,16 +26,21 @@ def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
     """Each job's resolved training config (without the hydra node), or None when it fails
     validation: the ordinary task then reports the error as a single run would."""
     out = []
-    for job in jobs:
-        # As run_job will: the default results_dir is read from this multirun's Hydra config.
-        HydraConfig.instance().set_config(job)
-        try:
-            cfg = resolve(without_hydra(job), copy=False)
-            validate(cfg)
-        except Exception:
-            out.append(None)
-            continue
-        out.append(cfg)
+    instance = HydraConfig.instance()
+    before = instance.cfg
+    try:
+        for job in jobs:
+            # As run_job will: the default results_dir is read from this multirun's Hydra config.
+            instance.set_config(job)
+            try:
+                cfg = resolve(without_hydra(job), copy=False)
+                validate(cfg)
+            except Exception:
+                out.append(None)
+                continue
+            out.append(cfg)
+    finally:
+        instance.cfg = before  # as run_job leaves it
     return out
 
 
