@@ -1,5 +1,7 @@
 """A group trained through the vectorised path against the same jobs trained alone."""
 
+import dataclasses
+
 import keras
 import numpy as np
 import pytest
@@ -98,10 +100,10 @@ def test_a_poisoned_member_fails_alone(soft_round_grid, monkeypatch):
     clean = vectorized.train_group(cfgs)
     member = vectorized._member
 
-    def poisoned(cfg, dataset, approach, initial):
-        m = member(cfg, dataset, approach, initial)
+    def poisoned(cfg, dataset, approach):
+        m = member(cfg, dataset, approach)
         if cfg.seed == 1:
-            return type(m)(m.seed, [w * 1e30 for w in m.initial_weights], m.knob)
+            return dataclasses.replace(m, initial_weights=[w * 1e30 for w in m.initial_weights])
         return m
 
     monkeypatch.setattr(vectorized, "_member", poisoned)
