@@ -12,7 +12,9 @@ Hydra task, so the sweep goes on; it returns the worst objective value instead. 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -91,13 +93,22 @@ def _exit_now() -> None:
     TensorFlow loaded took 1.3 s on the sweep's critical path at the end of every stage. What
     an ordinary exit does first is done first: thread pools are shut down and non-daemon
     threads waited for, the exit handlers run (the background MLflow writes, logging's flush),
-    then the standard streams are flushed."""
+    then the standard streams are flushed. SIGINT or SIGTERM meanwhile lets those steps finish
+    (its tasks are all recorded) and makes the exit code 128 + its number, as it would be had
+    it come a moment earlier."""
+    received: list[int] = []
+    for signum in interruption.SIGNALS:
+        signal.signal(signum, lambda number, _frame: received.append(number))
     # The interpreter's own exit steps, in its order (private helpers, stable since 3.9).
     threading._shutdown()  # thread pools' exit hooks, then the non-daemon threads joined
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    if received:
+        reason = signal.Signals(received[0]).name
+        print(f"roundlab.train: {reason} while exiting; every task was recorded", file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe must not turn the exit code into 1
+            stream.flush()
+    os._exit(128 + received[0] if received else 0)
 
 
 if __name__ == "__main__":

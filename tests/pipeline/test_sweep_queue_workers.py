@@ -188,3 +188,24 @@ def test_workers_that_exit_at_once_leave_every_run_and_log_line_written(tmp_path
     assert statuses == {"FINISHED": 2}  # each worker's parent, ended
     assert sum(n for _, n in children) == len(planned)
     assert {status for status, _ in children} <= {"FINISHED", "FAILED"}
+
+
+@pytest.mark.parametrize("signalled", [False, True])
+def test_a_worker_signalled_while_it_exits_finishes_its_exit_steps_and_says_so(tmp_path, signalled):
+    """A signal that lands among a worker's exit handlers (roundlab.train._exit_now) neither
+    cuts the later handlers short nor leaves exit code 0."""
+    written = tmp_path / "last_handler.txt"
+    script = (
+        "import atexit, os, pathlib, signal, time\n"
+        "from roundlab import train\n"
+        f"atexit.register(pathlib.Path({str(written)!r}).write_text, 'ran')\n"  # runs last
+        f"if {signalled}:\n"
+        "    atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.5)))\n"
+        "train._exit_now()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], text=True, capture_output=True, timeout=120
+    )
+    assert written.read_text() == "ran"
+    assert done.returncode == (143 if signalled else 0), done.stderr[-2000:]
+    assert ("SIGTERM while exiting" in done.stderr) == signalled
