@@ -1,7 +1,8 @@
 """A stacked member's run created and ended in one transaction (roundlab.tracking.records)
 reads back through MlflowClient as the client's own creation, dataset input, artifacts and end
 leave it; a dataset that runs share is stored once; an experiment deleted meanwhile gets
-nothing written; and a store the transaction cannot use is left to the client."""
+nothing written; a run whose transaction fails is written in steps under its id; and a store
+the transaction cannot use is left to the client."""
 
 import sqlite3
 
@@ -143,3 +144,52 @@ def test_a_store_the_transaction_cannot_use_creates_its_runs_through_the_client(
     client = tracking_store.client(f"sqlite:///{tmp_path / 'mlflow.db'}")
     remote = client.create_experiment("elsewhere", artifact_location="s3://bucket/path")
     assert records.make(client, remote, "member", TAGS) is None
+
+
+def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
+    store, tmp_path, monkeypatch
+):
+    """The one transaction failing (a store locked past the wait) writes nothing of it; the
+    run is then created alone under the id its result file names, and its inputs, record and
+    end go through the client: it reads back as the one transaction would have left it."""
+    client = tracking_store.client(store)
+    experiment = tracking_store.experiment_id(client, "whole-run-in-steps")
+    params, tags, metrics = _record()
+    whole = records.make(client, experiment, "member", TAGS)
+    records.record(
+        client,
+        whole,
+        (params, tags, metrics),
+        [_dataset_input()],
+        _artifacts(tmp_path, "a"),
+        "FAILED",
+    )
+
+    transaction, calls = sql_record.record, []
+
+    def locked_once(*args):
+        calls.append(args[-1])
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return transaction(*args)
+
+    monkeypatch.setattr(sql_record, "record", locked_once)
+    steps = records.make(client, experiment, "member", TAGS)
+    records.record(
+        client,
+        steps,
+        (params, tags, metrics),
+        [_dataset_input()],
+        _artifacts(tmp_path, "b"),
+        "FAILED",
+    )
+    assert calls == ["FAILED", "RUNNING"]
+
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(store)
+    expected = _everything(client, whole.run_id, engine, tmp_path)
+    found = _everything(client, steps.run_id, engine, tmp_path)
+    engine.dispose()
+    assert found == expected
+    assert found["status"] == "FAILED" and found["artifacts"]

@@ -32,6 +32,8 @@ from roundlab.tracking.store import _now_ms, sqlite_file
 
 log = logging.getLogger(__name__)
 
+RUNNING = "RUNNING"  # MLflow's status of a run not yet ended
+
 # MLflow's limits on one log_batch: 1000 metrics, 100 params, 100 tags, 1000 entries in all.
 MAX_METRICS, MAX_PARAMS, MAX_TAGS, MAX_ENTRIES = 1000, 100, 100, 1000
 
@@ -103,7 +105,9 @@ def record(
     """Copy the run's artifacts from ``folder`` (then removed) into its artifact directory, as
     ``log_artifacts`` into a local directory does, then create and end the run with ``status``,
     its ``record`` (params, tags, metrics) and dataset ``inputs``: written even when an
-    artifact could not be."""
+    artifact could not be. Should the one transaction fail (nothing of it is written), the run
+    is created alone under the same id (the result file names it) and the rest goes through
+    the client, piece by piece, as :func:`end_run` does: what the client accepts is kept."""
     from mlflow.utils.file_utils import local_file_uri_to_path
 
     try:
@@ -115,4 +119,13 @@ def record(
                 shutil.rmtree(folder, ignore_errors=True)
     finally:
         db = sqlite_file(mlflow_client.tracking_uri)
-        sql_record.record(db, new, *record, inputs, status)
+        try:
+            sql_record.record(db, new, *record, inputs, status)
+        except Exception as err:
+            log.warning("MLflow run %s recorded in steps through the client: %s", new.run_id, err)
+            sql_record.record(db, new, [], [], [], [], RUNNING)
+            try:
+                if inputs:
+                    mlflow_client.log_inputs(new.run_id, datasets=inputs)
+            finally:
+                end_run(mlflow_client, new.run_id, *record, status)

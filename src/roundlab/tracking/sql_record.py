@@ -28,8 +28,8 @@ database's schema), through the driver's ``executemany``, in one transaction:
 
 ``tests/training/test_tracking_sql_record.py`` writes runs this way and through
 ``MlflowClient`` and compares everything MLflow reads back, so an MLflow upgrade that changes
-the tables fails there. :mod:`roundlab.tracking.tracker` falls back to the client when a write
-raises.
+the tables fails there. When either raises, nothing of it was written, and
+:mod:`roundlab.tracking.records` goes on through the client.
 """
 
 from __future__ import annotations
@@ -114,9 +114,10 @@ def record(
     inputs: list[Any],
     status: str,
 ) -> None:
-    """Create ``run`` in the sqlite store ``db`` and end it with ``status``, with its
-    ``params``, ``tags`` (replacing creation tags of the same key), ``metrics`` and dataset
-    ``inputs`` (``mlflow.entities.DatasetInput``), all or nothing: what ``create_run``,
+    """Create ``run`` in the sqlite store ``db`` and end it with ``status`` (``RUNNING`` leaves
+    it open, as ``create_run`` does), with its ``params``, ``tags`` (replacing creation tags of
+    the same key), ``metrics`` and dataset ``inputs`` (``mlflow.entities.DatasetInput``), all
+    or nothing: what ``create_run``,
     ``log_inputs``, ``log_batch`` and ``set_terminated`` would leave. Raises ``LookupError``
     when the experiment is not active, ``MlflowException`` for what ``log_batch`` refuses."""
     from mlflow.store.tracking.dbmodels.models import SqlExperiment, SqlRun
@@ -144,7 +145,7 @@ def record(
                     "user_id": run.tags.get(USER_TAG, "unknown"),
                     "status": status,
                     "start_time": run.start_time,
-                    "end_time": _now_ms(),
+                    "end_time": None if status == "RUNNING" else _now_ms(),
                     "deleted_time": None,
                     "source_version": "",
                     "lifecycle_stage": "active",
