@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -158,8 +159,39 @@ def test_a_member_job_with_chdir_runs_its_task_in_its_directory_and_comes_back(t
 
 
 @pytest.mark.parametrize(
-    "value", ["true", "1e3", "0x10", "null", "~", "1.5", "3", "off", "${seed}", "a: b", "é"]
+    "value",
+    [
+        *["true", "1e3", "0x10", "null", "~", "1.5", "3", "off", "${seed}", "a: b", "é"],
+        *["\U0001f600", "\x85", "\x07", "a\tb", "one\ntwo", "café " + "w " * 60, "x" * 200],
+    ],
 )
 def test_the_yaml_is_omegaconfs_own_text_for_strings_yaml_could_misread(value):
     cfg = OmegaConf.create({"text": value, "nested": {"list": [value, 1, 1.5, None, True]}})
     assert config.to_yaml(cfg) == OmegaConf.to_yaml(cfg)
+    keyed = OmegaConf.create({value: 1, "nested": {value: [value]}})
+    assert config.to_yaml(keyed) == OmegaConf.to_yaml(keyed)
+
+
+@pytest.mark.parametrize("chdir", ["true", "null"])
+def test_a_member_job_in_a_relative_sweep_dir_gives_run_jobs_working_dir(
+    tmp_path, monkeypatch, chdir
+):
+    """With a relative ``hydra.sweep.dir`` the working directory is given as run_job gives it
+    (relative); an unset ``hydra.job.chdir`` under a version_base before 1.2 changes into the
+    job's directory, with Hydra's warning, as run_job does."""
+    from hydra import version
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(version, "base_at_least", lambda _: False)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        both = _run_both(Path("rel"), f"hydra.job.chdir={chdir}")
+    warned = [w for w in warned if "change working directory" in str(w.message)]
+    (hret, _, hseen, _), (mret, _, mseen, _) = both["hydra"], both["member"]
+    assert (hret.working_dir, mret.working_dir) == ("rel/hydra/7", "rel/member/7")
+    assert (hseen[0][2], mseen[0][2]) == (
+        str(tmp_path / "rel" / "hydra" / "7"),
+        str(tmp_path / "rel" / "member" / "7"),
+    )
+    assert os.getcwd() == str(tmp_path)
+    assert len(warned) == (2 if chdir == "null" else 0)

@@ -249,10 +249,24 @@ else:  # no libyaml: OmegaConf's own dumper, the same text
 
 
 def to_yaml(cfg: Any) -> str:
-    """``OmegaConf.to_yaml(cfg)``, the same text, emitted by libyaml when PyYAML has it."""
+    """``OmegaConf.to_yaml(cfg)``, the same text, emitted by libyaml when PyYAML has it and
+    every key and string is ASCII (libyaml escapes some other characters, such as those beyond
+    the Basic Multilingual Plane, that PyYAML's own emitter writes as they are)."""
     if _Dumper is None:
         return OmegaConf.to_yaml(cfg)
     container = OmegaConf.to_container(cfg, resolve=False, enum_to_str=True)
+    if not _ascii(container):
+        return OmegaConf.to_yaml(cfg)
     return yaml.dump(
         container, default_flow_style=False, allow_unicode=True, sort_keys=False, Dumper=_Dumper
     )
+
+
+def _ascii(node: Any) -> bool:
+    if isinstance(node, str):
+        return node.isascii()
+    if isinstance(node, dict):
+        return all(_ascii(k) and _ascii(v) for k, v in node.items())
+    if isinstance(node, list):
+        return all(_ascii(v) for v in node)
+    return True

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import copy
 import os
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hydra import version
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import (
     JobReturn,
@@ -50,11 +52,12 @@ def run(
     instance.set_config(config)
     hydra_cfg = instance.cfg
     sweep = hydra_cfg.hydra.sweep
-    output_dir = os.path.abspath(os.path.join(str(sweep.dir), str(sweep.subdir)))
+    job_dir = os.path.join(str(sweep.dir), str(sweep.subdir))
+    output_dir = os.path.abspath(job_dir)
     for node in (config.hydra.runtime, hydra_cfg.hydra.runtime):
         with read_write(node), open_dict(node):
             node.output_dir = output_dir
-    chdir = bool(hydra_cfg.hydra.job.chdir)
+    chdir = _chdir(hydra_cfg.hydra.job.chdir)
     try:
         ret = JobReturn()
         ret.cfg = without_hydra(config)
@@ -63,7 +66,9 @@ def run(
         Path(output_dir).mkdir(parents=True, exist_ok=True)
         if chdir:
             os.chdir(output_dir)
-        ret.working_dir = os.getcwd()
+            ret.working_dir = job_dir  # as run_job gives it: relative when the sweep dir is
+        else:
+            ret.working_dir = os.getcwd()
         configure_log(config.hydra.job_logging, config.hydra.verbose)
         if config.hydra.output_subdir is not None:
             saved = Path(output_dir) / str(config.hydra.output_subdir)
@@ -90,6 +95,24 @@ def run(
         instance.cfg = before
         if chdir:
             os.chdir(cwd)
+
+
+def _chdir(chdir: bool | None) -> bool:
+    """``hydra.job.chdir``; unset, what ``run_job`` makes of it: no under ``version_base``
+    1.2 or later, else yes, with Hydra's warning."""
+    if chdir is not None:
+        return bool(chdir)
+    if version.base_at_least("1.2"):
+        return False
+    warnings.warn(CHDIR_WARNING, UserWarning, stacklevel=3)
+    return True
+
+
+CHDIR_WARNING = (
+    "Future Hydra versions will no longer change working directory at job runtime by default.\n"
+    "See https://hydra.cc/docs/1.2/upgrades/1.1_to_1.2/changes_to_job_working_dir/ for more "
+    "information."
+)
 
 
 def without_hydra(config: DictConfig) -> DictConfig:

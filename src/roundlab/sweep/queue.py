@@ -95,7 +95,7 @@ def _family(name: str) -> str:
     """The planned family of the task file ``name`` (``<round>-<rank>-<family>.yaml``, a rate
     extension's family ``rate_extensions/<round>/<planned family>`` with its slashes as
     underscores)."""
-    family = name.split("-", 2)[2].removesuffix(".yaml")
+    family = name.split("-", 2)[-1].removesuffix(".yaml")
     return re.sub(rf"^{EXTENSIONS_DIR}_\d+_", "", family)
 
 
