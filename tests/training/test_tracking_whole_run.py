@@ -154,17 +154,15 @@ def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
     end go through the client: it reads back as the one transaction would have left it."""
     client = tracking_store.client(store)
     experiment = tracking_store.experiment_id(client, "whole-run-in-steps")
-    params, tags, metrics = _record()
-    whole = records.make(client, experiment, "member", TAGS)
-    records.record(
-        client,
-        whole,
-        (params, tags, metrics),
-        [_dataset_input()],
-        _artifacts(tmp_path, "a"),
-        "FAILED",
-    )
+    record = _record()
 
+    def recorded(folder: str):
+        new = records.make(client, experiment, "member", TAGS)
+        artifacts = _artifacts(tmp_path, folder)
+        records.record(client, new, record, [_dataset_input()], artifacts, "FAILED")
+        return new
+
+    whole = recorded("a")
     transaction, calls = sql_record.record, []
 
     def locked_once(*args):
@@ -174,15 +172,7 @@ def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
         return transaction(*args)
 
     monkeypatch.setattr(sql_record, "record", locked_once)
-    steps = records.make(client, experiment, "member", TAGS)
-    records.record(
-        client,
-        steps,
-        (params, tags, metrics),
-        [_dataset_input()],
-        _artifacts(tmp_path, "b"),
-        "FAILED",
-    )
+    steps = recorded("b")
     assert calls == ["FAILED", "RUNNING"]
 
     import sqlalchemy
