@@ -76,17 +76,47 @@ def test_runs_written_by_processes_that_exit_are_all_read_back(tmp_path):
     assert names == {f"{p}-{i}" for p in range(3) for i in range(5)}
 
 
+# A child preparing the store that says when it asks for its turn and when it gets it.
+TRACED = (
+    "import fcntl\n"
+    "from roundlab.tracking import store\n"
+    "asked = fcntl.flock\n"
+    "def flock(fd, op):\n"
+    "    print('asking', op == fcntl.LOCK_SH, flush=True)\n"
+    "    asked(fd, op)\n"
+    "    print('got', flush=True)\n"
+    "fcntl.flock = flock\n"
+    "store.prepare_store({uri!r})\n"
+)
+
+
+def _waits_for_its_turn(uri: str) -> tuple[bool, subprocess.Popen]:
+    """Start a child preparing ``uri`` while this process holds the turn: (whether it asked
+    for a shared turn, the child, still blocked two seconds after asking)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", TRACED.format(uri=uri)], stdout=subprocess.PIPE, text=True
+    )
+    asking = child.stdout.readline().split()
+    assert asking[:1] == ["asking"], asking
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(timeout=2)
+    assert child.returncode is None, "went on while another process held the turn"
+    return asking[1] == "True", child
+
+
+def _got_it(child: subprocess.Popen) -> None:
+    out, _ = child.communicate(timeout=120)
+    assert child.returncode == 0 and out.split() == ["got"]
+
+
 def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
     """A process preparing the store waits while another holds its turn, then finds the
     schema made; three starting together on one new store all write their run into it."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    code = f"from roundlab.tracking import store; store.prepare_store({uri!r})"
     with store._schema_turn(tmp_path / "mlflow.db"):
-        waiting = subprocess.Popen([sys.executable, "-c", code])
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            waiting.wait(timeout=8)
-        assert waiting.returncode is None, "prepared the schema while another held the turn"
-    assert waiting.wait(timeout=120) == 0
+        shared, child = _waits_for_its_turn(uri)
+    assert not shared  # a new store: made by one process alone
+    _got_it(child)
     again = tmp_path / "again"
     uri = f"sqlite:///{again / 'mlflow.db'}"
     # Any first use of the store takes the turn, not only prepare_store: a worker's client.
@@ -99,7 +129,7 @@ def test_processes_take_turns_at_making_a_new_stores_schema(tmp_path):
 
 
 def test_a_made_store_is_opened_beside_other_readers_but_after_whoever_makes_it(tmp_path):
-    """A store whose schema looks made is opened under a shared turn: beside another reader at
+    """A store whose schema is made is opened under a shared turn: beside another reader at
     once, and after a process still making the schema (its tables appear one by one)."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     store.prepare_store(uri)
@@ -107,8 +137,37 @@ def test_a_made_store_is_opened_beside_other_readers_but_after_whoever_makes_it(
     with store._schema_turn(tmp_path / "mlflow.db", shared=True):
         assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0
     with store._schema_turn(tmp_path / "mlflow.db"):  # as a process making the schema holds it
-        waiting = subprocess.Popen([sys.executable, "-c", code])
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            waiting.wait(timeout=8)
-        assert waiting.returncode is None, "opened the store while its schema was being made"
-    assert waiting.wait(timeout=120) == 0
+        shared, child = _waits_for_its_turn(uri)
+    assert shared
+    _got_it(child)
+
+
+def test_a_store_older_or_half_made_is_opened_alone(tmp_path):
+    """Only this MLflow's whole schema, at its latest migration, counts as made: a store that
+    misses a table or carries an older stamp is one MLflow will migrate on first use."""
+    made = tmp_path / "mlflow.db"
+    store.prepare_store(f"sqlite:///{made}")
+    assert store._has_schema(made)
+    for name, change in (
+        ("older.db", "UPDATE alembic_version SET version_num = '0a8213491aaa'"),
+        ("half.db", "DROP TABLE latest_metrics"),
+    ):
+        copy = tmp_path / name
+        copy.write_bytes(made.read_bytes())
+        with contextlib.closing(sqlite3.connect(copy)) as plain, plain:
+            plain.execute(change)
+        assert not store._has_schema(copy), name
+    assert not store._has_schema(tmp_path / "none.db")
+
+
+def test_a_file_system_without_flock_still_gets_its_store(tmp_path, monkeypatch):
+    """Where ``flock`` is refused (NFS's emulation for a directory) the store is made
+    without a turn, as MLflow alone makes it, rather than tracking being switched off."""
+
+    def refused(fd, op):
+        raise OSError(9, "Bad file descriptor")
+
+    monkeypatch.setattr(store.fcntl, "flock", refused)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    store.prepare_store(uri)
+    assert store._has_schema(tmp_path / "mlflow.db")

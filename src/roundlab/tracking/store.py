@@ -187,29 +187,41 @@ def prepare_store(uri: str | None = None) -> None:
 
 
 def _has_schema(db: Path) -> bool:
-    """Whether the sqlite database ``db`` looks like it holds MLflow's schema (its migration
-    table and its runs): opening a made store only reads it, so such processes share their
-    turn; a process still making it holds the turn alone, and they wait for it."""
+    """Whether the sqlite database ``db`` holds this MLflow's whole schema: every table its
+    models define, stamped with its latest migration. Opening such a store only reads it, so
+    processes share their turn; any other store (new, half made, or made by an older MLflow,
+    which MLflow migrates on first use) is opened alone, one process after another."""
+    from mlflow.store.db import utils as db_utils
+
     try:
         with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)) as found:
             names = {row[0] for row in found.execute("SELECT name FROM sqlite_master")}
+            if "alembic_version" not in names:
+                return False
+            stamps = [row[0] for row in found.execute("SELECT version_num FROM alembic_version")]
     except sqlite3.Error:  # no file yet, or not a database: made (or refused) in turn
         return False
-    return {"alembic_version", "runs"} <= names
+    made = set(db_utils.Base.metadata.tables) <= names
+    return made and stamps == [db_utils._get_latest_schema_revision()]
 
 
 @contextlib.contextmanager
 def _schema_turn(db: Path | None, shared: bool = False):
     """A ``flock`` on the directory of the sqlite database ``db`` (none for another store)
     while the block runs, exclusive unless ``shared``; released when the process ends,
-    however it ends."""
+    however it ends. Where the file system refuses it (NFS emulates ``flock`` with ``fcntl``
+    locks, which an exclusive lock on a directory cannot take) the block runs without it, as
+    MLflow alone would."""
     if db is None:
         yield
         return
     db.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(db.parent, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        except OSError as err:
+            log.debug("no turn at the schema of %s: %s", db, err)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
