@@ -183,3 +183,35 @@ def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
     engine.dispose()
     assert found == expected
     assert found["status"] == "FAILED" and found["artifacts"]
+
+
+def test_a_whole_run_that_cannot_be_created_at_all_raises_its_first_error(
+    store, monkeypatch, caplog
+):
+    """Both the transaction and the run alone failing leave nothing, and raise the first
+    error; a deleted experiment is not tried twice."""
+    client = tracking_store.client(store)
+    experiment = tracking_store.experiment_id(client, "whole-run-nowhere")
+    calls = []
+
+    def locked(*args):
+        calls.append(args[-1])
+        raise sqlite3.OperationalError(f"database is locked ({len(calls)})")
+
+    monkeypatch.setattr(sql_record, "record", locked)
+    new = records.make(client, experiment, "member", TAGS)
+    with pytest.raises(sqlite3.OperationalError, match=r"locked \(1\)"):
+        records.record(client, new, _record(), [_dataset_input()], None, "FINISHED")
+    assert calls == ["FINISHED", "RUNNING"]
+    assert f"MLflow run {new.run_id} not recorded" in caplog.text
+    assert client.search_runs([experiment]) == []
+
+    calls.clear()
+    monkeypatch.setattr(sql_record, "record", lambda *a: calls.append(a[-1]) or _gone())
+    with pytest.raises(LookupError):
+        records.record(client, new, _record(), [], None, "FINISHED")
+    assert calls == ["FINISHED"]
+
+
+def _gone():
+    raise LookupError("experiment 1 is not active")

@@ -106,8 +106,9 @@ def record(
     ``log_artifacts`` into a local directory does, then create and end the run with ``status``,
     its ``record`` (params, tags, metrics) and dataset ``inputs``: written even when an
     artifact could not be. Should the one transaction fail (nothing of it is written), the run
-    is created alone under the same id (the result file names it) and the rest goes through
-    the client, piece by piece, as :func:`end_run` does: what the client accepts is kept."""
+    is created alone under the same id (the result file names it), its inputs logged through
+    the client and its record and end written as :func:`end_run` writes them: what is
+    accepted is kept. A deleted experiment gets nothing (``LookupError``)."""
     from mlflow.utils.file_utils import local_file_uri_to_path
 
     try:
@@ -121,11 +122,31 @@ def record(
         db = sqlite_file(mlflow_client.tracking_uri)
         try:
             sql_record.record(db, new, *record, inputs, status)
+        except LookupError:  # its experiment was deleted: no way of writing it can work
+            raise
         except Exception as err:
-            log.warning("MLflow run %s recorded in steps through the client: %s", new.run_id, err)
-            sql_record.record(db, new, [], [], [], [], RUNNING)
-            try:
-                if inputs:
-                    mlflow_client.log_inputs(new.run_id, datasets=inputs)
-            finally:
-                end_run(mlflow_client, new.run_id, *record, status)
+            _record_in_steps(mlflow_client, db, new, record, inputs, status, err)
+
+
+def _record_in_steps(
+    mlflow_client: Any,
+    db: Path,
+    new: NewRun,
+    record: tuple[list[Any], list[Any], list[Any]],
+    inputs: list[Any],
+    status: str,
+    err: Exception,
+) -> None:
+    """After the one transaction failed (``err``): the run alone under its id, then its
+    inputs through the client and its record and end as :func:`end_run` writes them."""
+    try:
+        sql_record.record(db, new, [], [], [], [], RUNNING)
+    except Exception as again:
+        log.warning("MLflow run %s not recorded: %s; then %s", new.run_id, err, again)
+        raise err from again
+    log.warning("MLflow run %s recorded in steps: %s", new.run_id, err)
+    try:
+        if inputs:
+            mlflow_client.log_inputs(new.run_id, datasets=inputs)
+    finally:
+        end_run(mlflow_client, new.run_id, *record, status)
