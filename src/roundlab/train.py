@@ -94,19 +94,20 @@ def _exit_now() -> None:
     an ordinary exit does first is done first: thread pools are shut down and non-daemon
     threads waited for, the exit handlers run (the background MLflow writes, logging's flush),
     then the standard streams are flushed. SIGINT or SIGTERM meanwhile lets those steps finish
-    (its tasks are all recorded) and makes the exit code 128 + its number, as it would be had
-    it come a moment earlier."""
+    (its tasks had ended) and makes the exit code 128 + its number, as it would be had it come
+    a moment earlier."""
     received: list[int] = []
     for signum in interruption.SIGNALS:
         signal.signal(signum, lambda number, _frame: received.append(number))
     # The interpreter's own exit steps, in its order (private helpers, stable since 3.9).
     threading._shutdown()  # thread pools' exit hooks, then the non-daemon threads joined
     atexit._run_exitfuncs()
-    if received:
-        reason = signal.Signals(received[0]).name
-        print(f"roundlab.train: {reason} while exiting; every task was recorded", file=sys.stderr)
+    with contextlib.suppress(Exception):  # a closed pipe must not change the exit code
+        if received:
+            reason = signal.Signals(received[0]).name
+            print(f"roundlab.train: {reason} while exiting, after its tasks", file=sys.stderr)
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # a closed pipe must not turn the exit code into 1
+        with contextlib.suppress(Exception):
             stream.flush()
     os._exit(128 + received[0] if received else 0)
 

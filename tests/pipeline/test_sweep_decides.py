@@ -35,12 +35,13 @@ def test_the_sweep_fingerprints_every_job_as_its_multirun_does(
     results_dir = root / "results"
     common = decide.common_overrides(profile, results_dir)
     checked = 0
+    before = HydraConfig.instance().cfg
     for m in plan(profile, resamples_of=resamples.from_configs):
         overrides = job_overrides(command(m, profile, results_dir, root / "multirun"))
         launched = training_configs(
             job_configs(lambda o: compose(o, return_hydra_config=True), overrides)
         )
-        assert HydraConfig.instance().cfg is None  # left as run_job leaves it
+        assert HydraConfig.instance().cfg is before  # left as run_job leaves it
         bases: decide.Bases = {}
         for job, cfg in zip(decide.expand(m.overrides), launched, strict=True):
             full = [*job, *common]

@@ -208,4 +208,4 @@ def test_a_worker_signalled_while_it_exits_finishes_its_exit_steps_and_says_so(t
     )
     assert written.read_text() == "ran"
     assert done.returncode == (143 if signalled else 0), done.stderr[-2000:]
-    assert ("SIGTERM while exiting" in done.stderr) == signalled
+    assert ("SIGTERM while exiting, after its tasks" in done.stderr) == signalled

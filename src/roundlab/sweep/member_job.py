@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import copy
 import os
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from hydra import version
+from hydra._internal.deprecation_warning import deprecation_warning
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import (
     JobReturn,
@@ -57,8 +57,9 @@ def run(
     for node in (config.hydra.runtime, hydra_cfg.hydra.runtime):
         with read_write(node), open_dict(node):
             node.output_dir = output_dir
-    chdir = _chdir(hydra_cfg.hydra.job.chdir)
+    chdir = False
     try:
+        chdir = _chdir(hydra_cfg.hydra.job.chdir)
         ret = JobReturn()
         ret.cfg = without_hydra(config)
         ret.hydra_cfg = hydra_cfg
@@ -104,7 +105,8 @@ def _chdir(chdir: bool | None) -> bool:
         return bool(chdir)
     if version.base_at_least("1.2"):
         return False
-    warnings.warn(CHDIR_WARNING, UserWarning, stacklevel=3)
+    # Hydra's own warning (an error under HYDRA_DEPRECATION_WARNINGS_AS_ERRORS), as run_job's
+    deprecation_warning(CHDIR_WARNING, stacklevel=3)
     return True
 
 
