@@ -1,11 +1,13 @@
 """What the pipeline's sweep stages cost from fresh: each dataset's ``sweep@<name>``.
 
-The project's params.yaml and profiles.yaml (its active profile, every dataset) in a tmp
-project whose ``data/`` and ``inputs/`` are links to this checkout's (run ``dvc repro generate``
-first), so the checkout's results, runs and MLflow store are left alone. Each dataset's
+The project's params.yaml and profiles.yaml (by default every dataset of the active profile) in
+a tmp project, so the checkout's results, runs and MLflow store are left alone: each dataset's
+``data/<name>`` is a link to this checkout's when it has one (``dvc repro generate``), else
+generated there first (``python -m roundlab.data <name>``, not timed). Each dataset's
 ``python -m roundlab.sweep --dataset <name>`` runs as DVC runs it, one after another, into
-empty results and a new MLflow store: its wall time, its runs (``_sweep_log.yaml``) and the
-peak resident set of its largest process (the sweep or one of its workers).
+empty results and a new MLflow store (``MLFLOW_TRACKING_URI`` is ignored): its wall time, its
+runs (``_sweep_log.yaml``) and the peak resident set of its largest process (the sweep or one
+of its workers).
 
     python bench/stages.py [--datasets affine count] [--json PATH]
 """
@@ -24,17 +26,25 @@ from pathlib import Path
 
 import yaml
 
+from roundlab.sweep.profile import load_profile
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _env(root: Path) -> dict[str, str]:
+    """The tmp project's own root and store, whatever this shell points MLflow at."""
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    return {**env, "ROUNDLAB_ROOT": str(root)}
+
+
 def stage(root: Path, dataset: str) -> dict:
-    """One sweep stage in ``root``: wall time, runs, reused runs and peak RSS (MB)."""
-    env = {**os.environ, "ROUNDLAB_ROOT": str(root)}
+    """One sweep stage in ``root``: wall time, runs, workers and peak RSS (MB)."""
     cmd = [sys.executable, "-m", "roundlab.sweep", "--dataset", dataset]
     log = root / f"{dataset}.log"
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     with log.open("w") as out:
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, env=_env(root), stdout=out, stderr=subprocess.STDOUT)
         # this stage's own peak: its process tree's largest, not an earlier stage's
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
@@ -48,32 +58,38 @@ def stage(root: Path, dataset: str) -> dict:
         "runs": sum(r["runs"] for r in sweep_log["rounds"]),
         "workers": len(sweep_log["multiruns"]),
         "peak_rss_mb": round(usage.ru_maxrss / 1024),
-        "load_before": os.getloadavg()[0],
+        "load_before": load,
     }
 
 
-def project(tmp: Path) -> Path:
-    """A tmp project with this checkout's params, profiles and (linked) data."""
+def project(tmp: Path, datasets: list[str]) -> Path:
+    """A tmp project with this checkout's params, profiles, inputs and the data of
+    ``datasets``: linked when the checkout has it, else generated."""
     for name in ("params.yaml", "profiles.yaml", "dvc.yaml"):
         shutil.copy(ROOT / name, tmp / name)
-    for name in ("data", "inputs"):
-        if (ROOT / name).exists():
-            (tmp / name).symlink_to(ROOT / name)
+    if (ROOT / "inputs").exists():
+        (tmp / "inputs").symlink_to(ROOT / "inputs")
+    (tmp / "data").mkdir()
+    for dataset in datasets:
+        if (ROOT / "data" / dataset).is_dir():
+            (tmp / "data" / dataset).symlink_to(ROOT / "data" / dataset)
+            continue
+        print(f"data/{dataset}: not in this checkout, generating it (not timed)")
+        subprocess.run(
+            [sys.executable, "-m", "roundlab.data", dataset], cwd=tmp, env=_env(tmp), check=True
+        )
     return tmp
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="*", help="default: every dataset of params.yaml")
+    parser.add_argument("--datasets", nargs="*", help="default: the active profile's")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    datasets = args.datasets or list(yaml.safe_load((ROOT / "params.yaml").read_text())["datasets"])
-    missing = [d for d in datasets if not (ROOT / "data" / d).is_dir()]
-    if missing:
-        raise SystemExit(f"no data/ for {missing}: run `dvc repro generate` first")
+    datasets = args.datasets or list(load_profile(ROOT / "params.yaml").datasets)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = project(Path(tmp))
+        root = project(Path(tmp), datasets)
         for dataset in datasets:
             rows.append(stage(root, dataset))
             r = rows[-1]
