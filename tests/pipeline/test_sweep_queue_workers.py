@@ -28,7 +28,9 @@ def _sweep_command(root: Path, *args: str) -> list[str]:
 
 
 def _env(root: Path) -> dict[str, str]:
-    return {**os.environ, "ROUNDLAB_ROOT": str(root)}
+    """The project's own store: not the session's MLFLOW_TRACKING_URI (tests/conftest.py)."""
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    return {**env, "ROUNDLAB_ROOT": str(root)}
 
 
 def _sweep(root: Path, *args: str) -> subprocess.CompletedProcess:
