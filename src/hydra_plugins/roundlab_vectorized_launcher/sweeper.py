@@ -37,7 +37,6 @@ JOBS_KEY = "sweep.jobs"
 # them all about 35 times per worker and stage (gc.callbacks measured 6-7 s of its CPU); Keras'
 # clear_session still collects before each stacked group, freeing the last group's graphs.
 WORKER_GC_THRESHOLDS = (20_000, 20, 20)
-QUEUE_KEY = queue.KEY
 
 
 class RoundlabSweeper(BasicSweeper):
@@ -61,9 +60,9 @@ class RoundlabSweeper(BasicSweeper):
     def split_arguments(  # an instance method where the basic sweeper's is static: same call
         self, overrides: list[Override], max_batch_size: int | None
     ) -> list[list[list[str]]]:
-        queued = [o for o in overrides if o.get_key_element() == QUEUE_KEY]
+        queued = [o for o in overrides if o.get_key_element() == queue.KEY]
         if queued and queued[-1].value() is not None:
-            self._refuse_sweeping(overrides, QUEUE_KEY)
+            self._refuse_sweeping(overrides, queue.KEY)
             name = Path(str(self.config.hydra.sweep.dir)).name
             common = [o.input_line for o in overrides]
             self.worker = Worker(Path(str(queued[-1].value())), name, common)

@@ -71,13 +71,17 @@ def scoring_network(
     per process and key (when it keeps them), with the output activation of ``cfg``: a family's
     later rounds are scored through the graphs its first round traced (a network's graphs stay
     with it), not built and traced again."""
-    if key not in _NETWORKS or not _KEEPING:
+    if not _KEEPING or key not in _NETWORKS:
         approach = approaches.build(cfg, dataset.train.y)
-        _NETWORKS[key] = (approach, models.build_mlp(dataset.n_features, cfg.model, approach))
+        made = (approach, models.build_mlp(dataset.n_features, cfg.model, approach))
+        if not _KEEPING:
+            set_activation(approach, cfg)
+            return made
+        _NETWORKS[key] = made
     _NETWORKS.move_to_end(key)
     while len(_NETWORKS) > KEPT_NETWORKS:
         _NETWORKS.popitem(last=False)
-    approach, network = _NETWORKS[key] if _KEEPING else _NETWORKS.pop(key)
+    approach, network = _NETWORKS[key]
     set_activation(approach, cfg)
     return approach, network
 

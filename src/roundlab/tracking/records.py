@@ -27,12 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.tracking import sql_record
-from roundlab.tracking.sql_record import NewRun
+from roundlab.tracking.sql_record import RUNNING, NewRun
 from roundlab.tracking.store import _now_ms, sqlite_file
 
 log = logging.getLogger(__name__)
-
-RUNNING = "RUNNING"  # MLflow's status of a run not yet ended
 
 # MLflow's limits on one log_batch: 1000 metrics, 100 params, 100 tags, 1000 entries in all.
 MAX_METRICS, MAX_PARAMS, MAX_TAGS, MAX_ENTRIES = 1000, 100, 100, 1000

@@ -44,6 +44,8 @@ from typing import Any
 
 from roundlab.tracking.store import _now_ms
 
+RUNNING = "RUNNING"  # MLflow's status of a run not yet ended
+
 # What MLflow stores for an infinite metric: sql has no infinity.
 LARGEST_FLOAT = 1.7976931348623157e308
 # How long a connection waits for the store's write lock, as MLflow's sessions do
@@ -145,7 +147,7 @@ def record(
                     "user_id": run.tags.get(USER_TAG, "unknown"),
                     "status": status,
                     "start_time": run.start_time,
-                    "end_time": None if status == "RUNNING" else _now_ms(),
+                    "end_time": None if status == RUNNING else _now_ms(),
                     "deleted_time": None,
                     "source_version": "",
                     "lifecycle_stage": "active",
