@@ -44,10 +44,8 @@ from typing import Any
 
 from roundlab.tracking.store import _now_ms
 
+LARGEST_FLOAT = 1.7976931348623157e308  # what MLflow stores for an infinity (sql has none)
 RUNNING = "RUNNING"  # MLflow's status of a run not yet ended
-
-# What MLflow stores for an infinite metric: sql has no infinity.
-LARGEST_FLOAT = 1.7976931348623157e308
 # How long a connection waits for the store's write lock, as MLflow's sessions do
 # (mlflow.store.db.utils): with sqlite's 5 s a sweep's busy store sent runs to the client.
 BUSY_TIMEOUT_S = 20.0
@@ -119,9 +117,9 @@ def record(
     """Create ``run`` in the sqlite store ``db`` and end it with ``status`` (``RUNNING`` leaves
     it open, as ``create_run`` does), with its ``params``, ``tags`` (replacing creation tags of
     the same key), ``metrics`` and dataset ``inputs`` (``mlflow.entities.DatasetInput``), all
-    or nothing: what ``create_run``,
-    ``log_inputs``, ``log_batch`` and ``set_terminated`` would leave. Raises ``LookupError``
-    when the experiment is not active, ``MlflowException`` for what ``log_batch`` refuses."""
+    or nothing: what ``create_run``, ``log_inputs``, ``log_batch`` and ``set_terminated`` would
+    leave. Raises ``LookupError`` when the experiment is not active, ``MlflowException`` for
+    what ``log_batch`` refuses."""
     from mlflow.store.tracking.dbmodels.models import SqlExperiment, SqlRun
 
     params, tags, rows = _checked(run.run_id, params, tags, metrics)
