@@ -108,8 +108,10 @@ def _freeze_the_process_objects() -> None:
     graphs are freed now rather than whenever Python gets to them; the collection walked every
     one of those objects, 0.3 s a group. Frozen objects are still freed when their last
     reference goes; only a cycle among them never would be, and these live until the worker
-    exits. Done here, in a worker's own process, not in a run's set-up: a notebook or a test
-    process calling ``train`` may hold cycles of its own that must stay collectable.
+    exits. Not collected first: a worker started by the sweep made no full collection while it
+    started (roundlab/train.py), and collecting now would walk them all once more (0.4-0.5 s)
+    for the few thousand objects of cyclic garbage its start left. Done here, in a worker's own
+    process, not in a run's set-up: a notebook or a test process calling ``train`` may hold
+    cycles of its own that must stay collectable.
     """
-    gc.collect()
     gc.freeze()

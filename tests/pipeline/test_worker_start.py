@@ -1,0 +1,97 @@
+"""A sweep's worker starts without full garbage collections: the collector's generation 2 is
+never walked between the interpreter's start and the freeze before its first task
+(roundlab/train.py, hydra_plugins/roundlab_vectorized_launcher/sweeper.py), the young
+generations are, and afterwards the worker runs with its own thresholds. Watched from inside
+real processes through a ``sitecustomize`` that logs the collector's callbacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hydra_plugins.roundlab_vectorized_launcher.sweeper import WORKER_GC_THRESHOLDS
+from roundlab.sweep import queue
+
+pytestmark = pytest.mark.slow
+
+WATCH = """
+import atexit, gc, json, os
+
+seen = {"before_freeze": [0, 0, 0], "after_freeze": [0, 0, 0], "frozen": False}
+
+def _count(phase, info):
+    if phase == "start":
+        seen["after_freeze" if seen["frozen"] else "before_freeze"][info["generation"]] += 1
+
+_freeze = gc.freeze
+
+def _freezing():
+    seen["frozen"] = True
+    _freeze()
+
+gc.callbacks.append(_count)
+gc.freeze = _freezing
+
+@atexit.register
+def _write():
+    seen["threshold"] = gc.get_threshold()
+    seen["freeze_count"] = gc.get_freeze_count()
+    with open(os.environ["GC_WATCH_FILE"], "w") as out:
+        json.dump(seen, out)
+"""
+
+
+def _run_watched(tmp_path: Path, *args: str) -> dict:
+    watch = tmp_path / "watch"
+    watch.mkdir(exist_ok=True)
+    (watch / "sitecustomize.py").write_text(WATCH)
+    out = tmp_path / "gc.json"
+    env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["PYTHONPATH"] = os.pathsep.join([str(watch), env.get("PYTHONPATH", "")])
+    env |= {"GC_WATCH_FILE": str(out), "ROUNDLAB_ROOT": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "roundlab.train", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def test_a_worker_makes_no_full_collection_before_its_first_task(tmp_path):
+    tasks = tmp_path / "queue"
+    tasks.mkdir()
+    queue.stop(tasks)  # the worker starts, opens its store, finds no task and ends
+    seen = _run_watched(
+        tmp_path,
+        "-m",
+        f"results_dir={tmp_path / 'results'}",
+        f"hydra.sweep.dir={tmp_path / 'multirun' / 'worker-1'}",
+        "hydra/launcher=vectorized",
+        f"{queue.KEY}={tasks}",
+    )
+    assert seen["frozen"]
+    assert seen["before_freeze"][2] == 0
+    assert seen["before_freeze"][0] > 100  # its young garbage was collected all along
+    assert tuple(seen["threshold"]) == WORKER_GC_THRESHOLDS
+    assert seen["freeze_count"] > 100_000  # TensorFlow's, Keras' and MLflow's objects
+
+
+def test_any_other_run_of_the_command_keeps_the_collector_as_it_is(tmp_path):
+    seen = _run_watched(tmp_path, "--cfg", "job")
+    assert not seen["frozen"]
+    assert seen["before_freeze"][2] > 0  # importing TensorFlow sets off full collections
+    assert tuple(seen["threshold"]) == (700, 10, 10)
+
+
+def test_the_worker_key_checked_before_the_imports_is_the_queue_key():
+    train = Path(sys.modules["roundlab"].__file__).parent / "train.py"
+    assert f'arg.startswith("{queue.KEY}=")' in train.read_text()
