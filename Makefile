@@ -74,6 +74,7 @@ bench: setup ## Run the benchmarks under bench/
 	$(BIN)/python bench/compaction.py
 	$(BIN)/python bench/recording.py
 	$(BIN)/python bench/resume.py
+	$(BIN)/python bench/worker_start.py
 	$(BIN)/python bench/stages.py
 
 # One server worker (mlflow starts 4 by default, which took about 46 s to answer on 2 cores) and

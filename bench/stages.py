@@ -6,8 +6,9 @@ a tmp project, so the checkout's results, runs and MLflow store are left alone: 
 generated there first (``python -m roundlab.data <name>``, not timed). Each dataset's
 ``python -m roundlab.sweep --dataset <name>`` runs as DVC runs it, one after another, into
 empty results and a new MLflow store (``MLFLOW_TRACKING_URI`` is ignored): its wall time, its
-runs (``_sweep_log.yaml``) and the peak resident set of its largest process (the sweep or one
-of its workers).
+runs (``_sweep_log.yaml``), the CPU time of its whole process tree (user + system: less
+moved by other people's work on a shared machine than the wall time) and the peak resident set
+of its largest process (the sweep or one of its workers).
 
     python bench/stages.py [--datasets affine count] [--json PATH]
 """
@@ -38,7 +39,7 @@ def _env(root: Path) -> dict[str, str]:
 
 
 def stage(root: Path, dataset: str) -> dict:
-    """One sweep stage in ``root``: wall time, runs, workers and peak RSS (MB)."""
+    """One sweep stage in ``root``: wall time, CPU time, runs, workers and peak RSS (MB)."""
     cmd = [sys.executable, "-m", "roundlab.sweep", "--dataset", dataset]
     log = root / f"{dataset}.log"
     load = os.getloadavg()[0]
@@ -55,6 +56,7 @@ def stage(root: Path, dataset: str) -> dict:
     return {
         "dataset": dataset,
         "wall_s": round(wall, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
         "runs": sum(r["runs"] for r in sweep_log["rounds"]),
         "workers": len(sweep_log["multiruns"]),
         "peak_rss_mb": round(usage.ru_maxrss / 1024),
@@ -94,14 +96,20 @@ def main() -> None:
             rows.append(stage(root, dataset))
             r = rows[-1]
             print(
-                f"sweep@{dataset}: {r['runs']} runs in {r['wall_s']} s, {r['workers']} workers, "
+                f"sweep@{dataset}: {r['runs']} runs in {r['wall_s']} s ({r['cpu_s']} s CPU), "
+                f"{r['workers']} workers, "
                 f"peak RSS {r['peak_rss_mb']} MB (load {r['load_before']:.1f} before)"
             )
     total = round(sum(r["wall_s"] for r in rows), 1)
+    cpu = round(sum(r["cpu_s"] for r in rows), 1)
     runs = sum(r["runs"] for r in rows)
-    print(f"all {len(rows)} stages: {runs} runs in {total} s ({total / runs:.3f} s a run)")
+    print(
+        f"all {len(rows)} stages: {runs} runs in {total} s ({total / runs:.3f} s a run), "
+        f"{cpu} s CPU"
+    )
     if args.json:
-        args.json.write_text(json.dumps({"stages": rows, "total_s": total, "runs": runs}) + "\n")
+        summary = {"stages": rows, "total_s": total, "cpu_s": cpu, "runs": runs}
+        args.json.write_text(json.dumps(summary) + "\n")
 
 
 if __name__ == "__main__":
