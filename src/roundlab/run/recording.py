@@ -19,7 +19,7 @@ from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization
 from roundlab.engine.outcome import TrainingFailed
 from roundlab.errors import WriteFailed
-from roundlab.interruption import Interrupted, checkpoint
+from roundlab.interruption import Interrupted, carried, checkpoint
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.run.config import to_yaml
 from roundlab.runs import RunKey
@@ -101,22 +101,31 @@ class Recording:
     @contextlib.contextmanager
     def capture(self) -> Iterator[RunResult]:
         """Turn a failure inside the block into a FAILED result: a crash in one job must not end
-        the sweep. An :class:`Interrupted` block is recorded KILLED (result file and MLflow run
+        the sweep. An :class:`Interrupted` block, or one whose error carries an interruption
+        (:func:`roundlab.interruption.carried`), is recorded KILLED (result file and MLflow run
         closed here) and the interruption goes on up, to stop the process."""
         try:
             yield self.result
         except Interrupted as err:
-            self.result.status, self.result.error = KILLED, err.reason
-            try:
-                self.close()
-            except WriteFailed as failed:  # the interruption, not the write, ends the process
-                log.error("%s", failed)
+            self._killed(err.reason)
             raise
         except TrainingFailed as err:
             self.fail(str(err))
         except Exception as err:
-            log.exception("training crashed")
-            self.fail(f"{type(err).__name__}: {err}")
+            interrupted = carried(err)  # library code turned the signal into another error
+            if interrupted is None:
+                log.exception("training crashed")
+                self.fail(f"{type(err).__name__}: {err}")
+                return
+            self._killed(interrupted.reason)
+            raise Interrupted(interrupted.signum) from err
+
+    def _killed(self, reason: str) -> None:
+        self.result.status, self.result.error = KILLED, reason
+        try:
+            self.close()
+        except WriteFailed as failed:  # the interruption, not the write, ends the process
+            log.error("%s", failed)
 
     def keep(self, model: Any) -> None:
         """The trained network: :meth:`close` saves the model of a finished run beside its

@@ -26,7 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from roundlab import paths
 from roundlab.errors import WriteFailed
-from roundlab.interruption import Interrupted, checkpoint
+from roundlab.interruption import Interrupted, carried, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.sweep import grouping, member_job, queue, vectorized
 from roundlab.sweep.jobs import job_configs
@@ -121,6 +121,13 @@ def _launch_group(
         vectorized.record_killed(cfgs, err.reason, sweep_dir)
         raise
     except Exception as err:  # the data, or a crash: each job runs (and fails) the ordinary way
+        # unless the error carries a signal that library code turned into it: running the jobs
+        # alone, the first would have trained until the signal was raised again and been
+        # recorded KILLED, and the others not at all
+        interrupted = carried(err)
+        if interrupted is not None:
+            vectorized.record_killed(cfgs, interrupted.reason, sweep_dir)
+            raise Interrupted(interrupted.signum) from err
         log.error("group of %d could not train (%s): running its jobs alone", len(cfgs), err)
         return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
     returns: dict[int, JobReturn] = {}

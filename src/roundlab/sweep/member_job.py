@@ -38,6 +38,7 @@ from hydra.core.utils import (
 from hydra.types import HydraContext
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
+from roundlab.interruption import raise_carried
 from roundlab.run.config import to_yaml
 
 
@@ -86,6 +87,9 @@ def run(
                 ret.return_value = task(ret.cfg)
                 ret.status = JobStatus.COMPLETED
             except Exception as err:
+                # a signal that library code turned into another error ends the job as the
+                # signal would (the group records its members KILLED), not as a failed job
+                raise_carried(err)
                 ret.return_value = err
                 ret.status = JobStatus.FAILED
         ret.task_name = JobRuntime.instance().get("name")
