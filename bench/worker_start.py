@@ -1,8 +1,8 @@
 """What a sweep's worker costs before its first task: ``python -m roundlab.train -m ...
-sweep.queue=<dir>`` as :mod:`roundlab.sweep.workers` starts it, on a queue that says stop at
-once, so the process imports TensorFlow, Keras and MLflow, opens its MLflow store (a new
-sqlite one in a tmp dir), finds no task and exits. Every stage of the pipeline starts its
-workers this way, each on its own core, before any of them trains.
+sweep.queue=<dir>`` as :mod:`roundlab.sweep.runner` starts it, on a queue that says stop at
+once, so the process imports TensorFlow, Keras and MLflow, opens its MLflow store (an sqlite one
+in a tmp dir, whose schema the warm-up start made), finds no task and exits. Every stage of the
+pipeline starts its workers this way, each on its own core, before any of them trains.
 
 Per start: wall and CPU seconds (the process's own accounting) and the full garbage
 collections it made before its first task would have begun (gc.callbacks, through a
@@ -63,8 +63,9 @@ def start(tmp: Path, n: int) -> dict:
         proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - began
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"the worker exited {status}:\n{log.read_text()[-2000:]}")
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"the worker exited {proc.returncode}:\n{log.read_text()[-2000:]}")
     return {
         "wall_s": wall,
         "cpu_s": usage.ru_utime + usage.ru_stime,

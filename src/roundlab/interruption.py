@@ -187,16 +187,6 @@ def carried(err: BaseException | None) -> Interrupted | None:
     return None
 
 
-def raise_carried(err: BaseException) -> None:
-    """Raise, as :class:`Interrupted`, the interruption ``err`` carries (library code turned it
-    into another error: a ``finally`` or an ``__exit__`` that failed in turn while the signal's
-    exception went through it), so that an ``except Exception`` records it as the interruption
-    it is, not as a crash; nothing when ``err`` carries none."""
-    interrupted = carried(err)
-    if interrupted is not None:
-        raise Interrupted(interrupted.signum) from err
-
-
 def _importing(frame: FrameType | None) -> bool:
     """``frame`` or one of its callers is the import machinery's (``importlib._bootstrap``,
     frozen into the interpreter, or its source file when it is not)."""

@@ -20,16 +20,22 @@ import sys
 import threading
 from pathlib import Path
 
-# A sweep's worker (``python -m roundlab.train -m ... sweep.queue=<dir>``, started by
-# roundlab.sweep.workers) makes no full garbage collection until it takes its first task. Its
-# imports and its MLflow store make about 600,000 objects that live until it exits, and each
-# full collection they set off walked all of them again: about 2 s of CPU in a worker's start,
-# on the sweep's critical path. The young generations are still collected, so the start's
-# cyclic garbage stays small (about 6,000 objects where no collection at all left 53,000).
-# The sweeper then freezes what the worker holds and sets its own thresholds
-# (hydra_plugins/roundlab_vectorized_launcher/sweeper.py). Checked here, before the imports
-# below; the key is roundlab.sweep.queue.KEY (tests/pipeline/test_worker_start.py).
-if __name__ == "__main__" and any(arg.startswith("sweep.queue=") for arg in sys.argv[1:]):
+# A sweep's worker (``python -m roundlab.train -m ... sweep.queue=<dir>``, as
+# roundlab.sweep.runner starts it) makes no full garbage collection until it takes its first
+# task. Its imports and its MLflow store make about 600,000 objects that live until it exits,
+# and each full collection they set off walked all of them again: about 2 s of CPU in a
+# worker's start, on the sweep's critical path (bench/worker_start.py). The young generations
+# are still collected, so the start's cyclic garbage stays small (about 6,000 objects, where no
+# collection at all left 53,000). The sweeper then freezes what the worker holds and sets its
+# own thresholds (hydra_plugins/roundlab_vectorized_launcher/sweeper.py): checked here, before
+# the imports below, as that sweeper tells a worker (a multirun with a queue directory), so that
+# no other run keeps the start's setting; tests/pipeline/test_worker_start.py.
+_QUEUE = "sweep.queue="  # roundlab.sweep.queue.KEY, which imports what this must come before
+if (
+    __name__ == "__main__"
+    and {"-m", "--multirun"} & set(sys.argv[1:])
+    and any(a.startswith(_QUEUE) and a[len(_QUEUE) :] not in ("", "null") for a in sys.argv[1:])
+):
     gc.set_threshold(*gc.get_threshold()[:2], 1_000_000_000)
 
 import hydra  # noqa: E402

@@ -52,7 +52,7 @@ def _run_watched(tmp_path: Path, *args: str) -> dict:
     (watch / "sitecustomize.py").write_text(WATCH)
     out = tmp_path / "gc.json"
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    env["PYTHONPATH"] = os.pathsep.join([str(watch), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(watch), env.get("PYTHONPATH")]))
     env |= {"GC_WATCH_FILE": str(out), "ROUNDLAB_ROOT": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "roundlab.train", *args],
@@ -85,13 +85,13 @@ def test_a_worker_makes_no_full_collection_before_its_first_task(tmp_path):
     assert seen["freeze_count"] > 100_000  # TensorFlow's, Keras' and MLflow's objects
 
 
-def test_any_other_run_of_the_command_keeps_the_collector_as_it_is(tmp_path):
-    seen = _run_watched(tmp_path, "--cfg", "job")
+@pytest.mark.parametrize(
+    "args",
+    [["--cfg", "job"], ["-m", f"{queue.KEY}=null", "--help"]],
+    ids=["a run", "a multirun without a queue"],
+)
+def test_any_other_run_of_the_command_keeps_the_collector_as_it_is(tmp_path, args):
+    seen = _run_watched(tmp_path, *args)
     assert not seen["frozen"]
     assert seen["before_freeze"][2] > 0  # importing TensorFlow sets off full collections
     assert tuple(seen["threshold"]) == (700, 10, 10)
-
-
-def test_the_worker_key_checked_before_the_imports_is_the_queue_key():
-    train = Path(sys.modules["roundlab"].__file__).parent / "train.py"
-    assert f'arg.startswith("{queue.KEY}=")' in train.read_text()

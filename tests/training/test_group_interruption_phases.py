@@ -35,13 +35,15 @@ def _interrupt_at(phase: str, occurrence: int, converted: bool = False):
     seen = []
 
     def hook(name: str) -> None:
-        if name == phase:
-            seen.append(name)
-            if len(seen) == occurrence and converted:
-                with _FailingExit():
-                    raise Interrupted(signal.SIGTERM)
-            if len(seen) == occurrence:
+        if name != phase:
+            return
+        seen.append(name)
+        if len(seen) != occurrence:
+            return
+        if converted:
+            with _FailingExit():
                 raise Interrupted(signal.SIGTERM)
+        raise Interrupted(signal.SIGTERM)
 
     return hook
 
@@ -80,9 +82,11 @@ def _multirun(tmp_path, tiny, monkeypatch, hook) -> int:
         # the signal turned into another error on its way: still an interruption, not a crash
         # of the group (whose jobs would then run alone) or of a member
         ("group training", 1, [K, K, K], True),
+        ("between members", 1, [F, K, K], True),
         ("member job", 2, [F, K, K], True),
         ("member tracked", 2, [F, K, K], True),
         ("capture", 2, [F, K, K], True),
+        ("closing", 2, [F, F, K], True),
     ],
 )
 def test_every_member_is_recorded_wherever_the_signal_lands(

@@ -148,6 +148,12 @@ class Recording:
         except Interrupted:
             self._close()
             raise
+        except Exception as err:
+            interrupted = carried(err)  # library code turned the signal into err
+            if interrupted is None:
+                raise
+            self._close()
+            raise Interrupted(interrupted.signum) from err
         return self.result
 
     def _close(self) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, configure_log, run_job, setup_globals
@@ -28,6 +28,7 @@ from roundlab import paths
 from roundlab.errors import WriteFailed
 from roundlab.interruption import Interrupted, carried, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
+from roundlab.run.recording import Recording
 from roundlab.sweep import grouping, member_job, queue, vectorized
 from roundlab.sweep.jobs import job_configs
 from roundlab.sweep.resume import wanted
@@ -118,16 +119,10 @@ def _launch_group(
     try:
         trained = vectorized.train_group(cfgs)
     except Interrupted as err:
-        vectorized.record_killed(cfgs, err.reason, sweep_dir)
-        raise
+        _record_killed(err, cfgs, sweep_dir)
     except Exception as err:  # the data, or a crash: each job runs (and fails) the ordinary way
-        # unless the error carries a signal that library code turned into it: running the jobs
-        # alone, the first would have trained until the signal was raised again and been
-        # recorded KILLED, and the others not at all
-        interrupted = carried(err)
-        if interrupted is not None:
-            vectorized.record_killed(cfgs, interrupted.reason, sweep_dir)
-            raise Interrupted(interrupted.signum) from err
+        if carried(err) is not None:  # not when it carries a signal: see _record_killed
+            _record_killed(err, cfgs, sweep_dir)
         log.error("group of %d could not train (%s): running its jobs alone", len(cfgs), err)
         return {i: _run(launcher, jobs[i], launcher.task_function) for i in members}
     returns: dict[int, JobReturn] = {}
@@ -138,13 +133,34 @@ def _launch_group(
             returns[i] = member_job.run(launcher.hydra_context, jobs[i], _member_task(trained, p))
             configure_log(launcher.config.hydra.hydra_logging, launcher.config.hydra.verbose)
     except Interrupted as err:
-        vectorized.record_killed(cfgs, err.reason, sweep_dir, trained.recordings)
-        raise
+        _record_killed(err, cfgs, sweep_dir, trained.recordings)
+    except Exception as err:
+        if carried(err) is None:
+            raise
+        _record_killed(err, cfgs, sweep_dir, trained.recordings)
     # The members' MLflow writes went on in the background while the next member was recorded;
     # they are complete before the next group trains, so a process killed outright (SIGKILL,
     # out of memory) loses at most this group's MLflow records, never a group before it.
     writer.flush()
     return returns
+
+
+def _record_killed(
+    err: BaseException,
+    cfgs: list[DictConfig],
+    sweep_dir: Path,
+    recordings: dict[int, Recording] | None = None,
+) -> NoReturn:
+    """Record KILLED the group's members not yet recorded, then let the interruption that
+    ``err`` is, or carries, go on up. One that library code turned into another error is still
+    an interruption: taken for a crash, the group's jobs would run alone, the first training
+    until the signal came again and the others never recorded."""
+    interrupted = carried(err)
+    assert interrupted is not None
+    vectorized.record_killed(cfgs, interrupted.reason, sweep_dir, recordings)
+    if interrupted is err:
+        raise err
+    raise Interrupted(interrupted.signum) from err
 
 
 def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], float]) -> JobReturn:

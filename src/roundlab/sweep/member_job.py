@@ -38,7 +38,7 @@ from hydra.core.utils import (
 from hydra.types import HydraContext
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-from roundlab.interruption import raise_carried
+from roundlab.interruption import Interrupted, carried
 from roundlab.run.config import to_yaml
 
 
@@ -89,7 +89,9 @@ def run(
             except Exception as err:
                 # a signal that library code turned into another error ends the job as the
                 # signal would (the group records its members KILLED), not as a failed job
-                raise_carried(err)
+                interrupted = carried(err)
+                if interrupted is not None:
+                    raise Interrupted(interrupted.signum) from err
                 ret.return_value = err
                 ret.status = JobStatus.FAILED
         ret.task_name = JobRuntime.instance().get("name")

@@ -1,16 +1,17 @@
 """Few processes for many multiruns: the sweep's long-lived workers and the tasks they take.
 
-Every multirun process pays TensorFlow's import and MLflow's set-up before it trains (about
-20 s on 2 cores), and a profile has a multirun per family (plain approaches, ordinal, each
-rounding activation, the references) per dataset and per round of rate extensions: on a small
-dataset that start-up was most of the sweep. The sweep instead starts at most ``processes``
-workers once (``worker-<i>``, each ``python -m roundlab.train -m sweep.queue=<dir>``), and
-each round's families become tasks in the queue (:mod:`roundlab.sweep.queue`), which a worker
-takes as soon as it is free. A task's jobs are exactly those Hydra's basic sweeper expands the
-family's command line into (:func:`expand`; or the jobs the sweep left to run,
-:mod:`roundlab.sweep.decide`), each followed by the worker's command line, so every job
-composes the same config as before; the vectorised launcher groups them as it would inside the
-family (a group never spans families: its key holds the approach and activation).
+Every multirun process pays TensorFlow's import and MLflow's set-up before it trains (about 5 s
+on 2 cores: bench/worker_start.py), and a profile has a multirun per family (plain approaches,
+ordinal, each rounding activation, the references) per dataset and per round of rate
+extensions: on a small dataset that start-up was most of the sweep. The sweep instead starts at
+most ``processes`` workers once (``worker-<i>``, each ``python -m roundlab.train -m
+sweep.queue=<dir>``), and each round's families become tasks in the queue
+(:mod:`roundlab.sweep.queue`), which a worker takes as soon as it is free. A task's jobs are
+exactly those Hydra's basic sweeper expands the family's command line into (:func:`expand`; or
+the jobs the sweep left to run, :mod:`roundlab.sweep.decide`), each followed by the worker's
+command line, so every job composes the same config as before; the vectorised launcher groups
+them as it would inside the family (a group never spans families: its key holds the approach
+and activation).
 
 Tasks are queued the costliest first (:func:`cost`), so the cheap ones fill the end of a round.
 A family costs the sum of its runs' :data:`RUN_COST` (about seconds per run relative to a
