@@ -187,6 +187,20 @@ def carried(err: BaseException | None) -> Interrupted | None:
     return None
 
 
+def as_interruption(err: BaseException) -> Interrupted | None:
+    """The :class:`Interrupted` to raise for ``err``: ``err`` itself, or, when library code
+    turned the signal into another error (a ``finally`` or ``__exit__`` that failed in turn as
+    the signal's exception went through it), a new one caused by ``err``, so that an ``except
+    Exception`` records it as the interruption it is rather than as a crash; None when ``err``
+    carries no interruption."""
+    found = carried(err)
+    if found is None or found is err:
+        return found
+    again = Interrupted(found.signum)
+    again.__cause__ = err
+    return again
+
+
 def _importing(frame: FrameType | None) -> bool:
     """``frame`` or one of its callers is the import machinery's (``importlib._bootstrap``,
     frozen into the interpreter, or its source file when it is not)."""

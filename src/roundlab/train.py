@@ -73,12 +73,12 @@ def hydra_task(cfg: DictConfig) -> float:
             write_status(job_dir, KILLED, err.reason)
             raise
         except Exception as err:
-            interrupted = interruption.carried(err)  # library code turned the signal into err
+            interrupted = interruption.as_interruption(err)
             if interrupted is None:
                 maximise = exits.maximised(cfg.objective)
                 return exits.failed_before_training(err, job_dir, multirun, maximise)
             write_status(job_dir, KILLED, interrupted.reason)
-            raise interruption.Interrupted(interrupted.signum) from err
+            raise interrupted from err
     if not multirun:
         exits.stop_if_failed(result)
     return exits.job_return(cfg.objective, job_dir, result)

@@ -19,7 +19,7 @@ from roundlab.data import Dataset
 from roundlab.engine.evaluation import Standardization
 from roundlab.engine.outcome import TrainingFailed
 from roundlab.errors import WriteFailed
-from roundlab.interruption import Interrupted, carried, checkpoint
+from roundlab.interruption import Interrupted, as_interruption, checkpoint
 from roundlab.results import FAILED, FINISHED, KILLED, RunResult
 from roundlab.run.config import to_yaml
 from roundlab.runs import RunKey
@@ -102,8 +102,8 @@ class Recording:
     def capture(self) -> Iterator[RunResult]:
         """Turn a failure inside the block into a FAILED result: a crash in one job must not end
         the sweep. An :class:`Interrupted` block, or one whose error carries an interruption
-        (:func:`roundlab.interruption.carried`), is recorded KILLED (result file and MLflow run
-        closed here) and the interruption goes on up, to stop the process."""
+        (:func:`roundlab.interruption.as_interruption`), is recorded KILLED (result file and
+        MLflow run closed here) and the interruption goes on up, to stop the process."""
         try:
             yield self.result
         except Interrupted as err:
@@ -112,13 +112,13 @@ class Recording:
         except TrainingFailed as err:
             self.fail(str(err))
         except Exception as err:
-            interrupted = carried(err)  # library code turned the signal into another error
+            interrupted = as_interruption(err)
             if interrupted is None:
                 log.exception("training crashed")
                 self.fail(f"{type(err).__name__}: {err}")
                 return
             self._killed(interrupted.reason)
-            raise Interrupted(interrupted.signum) from err
+            raise interrupted from err
 
     def _killed(self, reason: str) -> None:
         self.result.status, self.result.error = KILLED, reason
@@ -149,11 +149,11 @@ class Recording:
             self._close()
             raise
         except Exception as err:
-            interrupted = carried(err)  # library code turned the signal into err
+            interrupted = as_interruption(err)
             if interrupted is None:
                 raise
             self._close()
-            raise Interrupted(interrupted.signum) from err
+            raise interrupted from err
         return self.result
 
     def _close(self) -> None:

@@ -26,7 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from roundlab import paths
 from roundlab.errors import WriteFailed
-from roundlab.interruption import Interrupted, carried, checkpoint
+from roundlab.interruption import Interrupted, as_interruption, carried, checkpoint
 from roundlab.run.exits import failed_before_training, job_return, maximised
 from roundlab.run.recording import Recording
 from roundlab.sweep import grouping, member_job, queue, vectorized
@@ -155,12 +155,10 @@ def _record_killed(
     ``err`` is, or carries, go on up. One that library code turned into another error is still
     an interruption: taken for a crash, the group's jobs would run alone, the first training
     until the signal came again and the others never recorded."""
-    interrupted = carried(err)
+    interrupted = as_interruption(err)
     assert interrupted is not None
     vectorized.record_killed(cfgs, interrupted.reason, sweep_dir, recordings)
-    if interrupted is err:
-        raise err
-    raise Interrupted(interrupted.signum) from err
+    raise interrupted
 
 
 def _run(launcher: Any, sweep_config: DictConfig, task: Callable[[DictConfig], float]) -> JobReturn:

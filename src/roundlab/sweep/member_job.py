@@ -38,7 +38,7 @@ from hydra.core.utils import (
 from hydra.types import HydraContext
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-from roundlab.interruption import Interrupted, carried
+from roundlab.interruption import as_interruption
 from roundlab.run.config import to_yaml
 
 
@@ -89,9 +89,9 @@ def run(
             except Exception as err:
                 # a signal that library code turned into another error ends the job as the
                 # signal would (the group records its members KILLED), not as a failed job
-                interrupted = carried(err)
+                interrupted = as_interruption(err)
                 if interrupted is not None:
-                    raise Interrupted(interrupted.signum) from err
+                    raise interrupted from err
                 ret.return_value = err
                 ret.status = JobStatus.FAILED
         ret.task_name = JobRuntime.instance().get("name")
