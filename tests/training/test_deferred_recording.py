@@ -10,7 +10,7 @@ import pytest
 
 from roundlab.run.job import resolve
 from roundlab.sweep import vectorized
-from roundlab.tracking import parents, sql_record, writer
+from roundlab.tracking import parents, records, sql_record, writer
 from roundlab.tracking import store as tracking_store
 from roundlab.tracking.params import run_params
 from roundlab.tracking.records import batches
@@ -50,6 +50,21 @@ def test_a_recorded_group_has_every_run_finished_with_params_history_and_artifac
         assert paths == sorted(["config.yaml", "history.csv", name])
         (dataset,) = run.inputs.dataset_inputs
         assert dataset.dataset.name == "count"
+
+
+def test_a_member_whose_artifacts_cannot_be_written_is_still_recorded_finished(
+    group, store, tmp_path, monkeypatch
+):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    monkeypatch.setattr(records, "artifact_dir", lambda new: blocked / new.run_id)
+    result = vectorized.record_member(group, 0, tmp_path / "sweep")
+    writer.flush()
+
+    run = tracking_store.client(store).get_run(result.mlflow_run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.metrics["test/exact_match"] == result.metrics["test"]["exact_match"]
+    assert blocked.read_text() == ""
 
 
 def test_an_interruption_ends_every_member_in_the_store_before_it_goes_on(

@@ -30,9 +30,8 @@ def _dataset_input(digest: str = "abc123") -> DatasetInput:
     return DatasetInput(logged._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "train")])
 
 
-def _artifacts(tmp_path, name):
-    folder = tmp_path / name
-    folder.mkdir()
+def _artifacts(folder):
+    folder.mkdir(parents=True)
     (folder / "config.yaml").write_text("seed: 3\n")
     (folder / "history.csv").write_text("epoch,loss\n0,1.0\n")
     return folder
@@ -89,14 +88,13 @@ def test_a_whole_run_in_one_transaction_reads_back_as_the_clients_own(store, tmp
 
     made = client.create_run(experiment, run_name="member", tags=TAGS).info.run_id
     client.log_inputs(made, datasets=[_dataset_input()])
-    client.log_artifacts(made, str(_artifacts(tmp_path, "a")))
+    client.log_artifacts(made, str(_artifacts(tmp_path / "a")))
     records.end_run(client, made, params, tags, metrics, status)
 
     new = records.make(client, experiment, "member", TAGS)
     assert new is not None and len(new.run_id) == 32
-    folder = _artifacts(tmp_path, "b")
-    records.record(client, new, (params, tags, metrics), [_dataset_input()], folder, status)
-    assert not folder.exists()
+    _artifacts(records.artifact_dir(new))  # where the member's tracker writes them
+    records.record(client, new, (params, tags, metrics), [_dataset_input()], status)
 
     engine = sqlalchemy.create_engine(store)
     expected = _everything(client, made, engine, tmp_path)
@@ -114,7 +112,7 @@ def test_runs_that_share_a_dataset_store_it_once_and_each_link_it(store, tmp_pat
     made = []
     for name in ("a", "b"):
         new = records.make(client, experiment, name, TAGS)
-        records.record(client, new, ([], [], []), [_dataset_input("shared")], None, "FINISHED")
+        records.record(client, new, ([], [], []), [_dataset_input("shared")], "FINISHED")
         made.append(new.run_id)
     with sqlite3.connect(tracking_store.sqlite_file(store)) as plain:
         (datasets,) = plain.execute(
@@ -156,13 +154,13 @@ def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
     experiment = tracking_store.experiment_id(client, "whole-run-in-steps")
     record = _record()
 
-    def recorded(folder: str):
+    def recorded():
         new = records.make(client, experiment, "member", TAGS)
-        artifacts = _artifacts(tmp_path, folder)
-        records.record(client, new, record, [_dataset_input()], artifacts, "FAILED")
+        _artifacts(records.artifact_dir(new))
+        records.record(client, new, record, [_dataset_input()], "FAILED")
         return new
 
-    whole = recorded("a")
+    whole = recorded()
     transaction, calls = sql_record.record, []
 
     def locked_once(*args):
@@ -172,7 +170,7 @@ def test_a_whole_run_whose_transaction_fails_is_written_in_steps_under_its_id(
         return transaction(*args)
 
     monkeypatch.setattr(sql_record, "record", locked_once)
-    steps = recorded("b")
+    steps = recorded()
     assert calls == ["FAILED", "RUNNING"]
 
     import sqlalchemy
@@ -201,7 +199,7 @@ def test_a_whole_run_that_cannot_be_created_at_all_raises_its_first_error(
     monkeypatch.setattr(sql_record, "record", locked)
     new = records.make(client, experiment, "member", TAGS)
     with pytest.raises(sqlite3.OperationalError, match=r"locked \(1\)"):
-        records.record(client, new, _record(), [_dataset_input()], None, "FINISHED")
+        records.record(client, new, _record(), [_dataset_input()], "FINISHED")
     assert calls == ["FINISHED", "RUNNING"]
     assert f"MLflow run {new.run_id} not recorded" in caplog.text
     assert client.search_runs([experiment]) == []
@@ -209,7 +207,7 @@ def test_a_whole_run_that_cannot_be_created_at_all_raises_its_first_error(
     calls.clear()
     monkeypatch.setattr(sql_record, "record", lambda *a: calls.append(a[-1]) or _gone())
     with pytest.raises(LookupError):
-        records.record(client, new, _record(), [], None, "FINISHED")
+        records.record(client, new, _record(), [], "FINISHED")
     assert calls == ["FINISHED"]
 
 

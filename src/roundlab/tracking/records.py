@@ -8,20 +8,20 @@ transaction (:func:`roundlab.tracking.sql_record.write`), into any other through
 A member is recorded within milliseconds of its start, so its run need not exist while it
 trains: in an sqlite store whose experiment keeps its artifacts in a local directory (the
 default store), :func:`make` names the run at once (an id as MLflow makes them, which the
-result file records) and :func:`record`, on the process's background writer
-(:mod:`roundlab.tracking.writer`), copies its artifacts where ``log_artifacts`` would put them
-and writes the run, with its params, tags, metric history, dataset input and end, in one
-transaction (:func:`roundlab.tracking.sql_record.record`). Through the client the same run cost
-a creation, a dataset input, a ``get_run`` to find the artifact directory and the end, five
-transactions and about 50 ms of CPU. A server, another artifact store, or a run that logs its
-model goes through the client (:class:`roundlab.tracking.tracker.RunTracker`).
+result file records), its artifacts are written where ``log_artifacts`` would put them
+(:func:`artifact_dir`) and :func:`record`, on the process's background writer
+(:mod:`roundlab.tracking.writer`), writes the run, with its params, tags, metric history,
+dataset input and end, in one transaction (:func:`roundlab.tracking.sql_record.record`).
+Through the client the same run cost a creation, a dataset input, a ``get_run`` to find the
+artifact directory and the end, five transactions and about 50 ms of CPU. A server, another
+artifact store, or a run that logs its model goes through the client
+(:class:`roundlab.tracking.tracker.RunTracker`).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import shutil
 import uuid
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,14 @@ def make(mlflow_client: Any, exp_id: str, run_name: str, tags: dict[str, str]) -
     return NewRun(run_id, exp_id, run_name, dict(tags), _now_ms(), location)
 
 
+def artifact_dir(new: NewRun) -> Path:
+    """The local directory where run ``new`` keeps its artifacts (:func:`make` makes only runs
+    whose experiment keeps them in one)."""
+    from mlflow.utils.file_utils import local_file_uri_to_path
+
+    return Path(local_file_uri_to_path(new.artifact_uri))
+
+
 @functools.cache
 def _artifact_root(mlflow_client: Any, exp_id: str) -> str:
     """Where experiment ``exp_id`` keeps its runs' artifacts (it never changes)."""
@@ -97,33 +105,21 @@ def record(
     new: NewRun,
     record: tuple[list[Any], list[Any], list[Any]],
     inputs: list[Any],
-    folder: Path | None,
     status: str,
 ) -> None:
-    """Copy the run's artifacts from ``folder`` (then removed) into its artifact directory, as
-    ``log_artifacts`` into a local directory does, then create and end the run with ``status``,
-    its ``record`` (params, tags, metrics) and dataset ``inputs``: written even when an
-    artifact could not be. Should the one transaction fail (nothing of it is written), the run
-    is created alone under the same id (the result file names it), its inputs logged through
-    the client and its record and end written as :func:`end_run` writes them: what is
-    accepted is kept. A deleted experiment gets nothing (``LookupError``)."""
-    from mlflow.utils.file_utils import local_file_uri_to_path
-
+    """Create and end the run ``new`` with ``status``, its ``record`` (params, tags, metrics)
+    and dataset ``inputs``; its artifacts are already in :func:`artifact_dir`. Should the one
+    transaction fail (nothing of it is written), the run is created alone under the same id
+    (the result file names it), its inputs logged through the client and its record and end
+    written as :func:`end_run` writes them: what is accepted is kept. A deleted experiment
+    gets nothing (``LookupError``)."""
+    db = sqlite_file(mlflow_client.tracking_uri)
     try:
-        if folder is not None:
-            try:
-                target = local_file_uri_to_path(new.artifact_uri)
-                shutil.copytree(folder, target, dirs_exist_ok=True)
-            finally:
-                shutil.rmtree(folder, ignore_errors=True)
-    finally:
-        db = sqlite_file(mlflow_client.tracking_uri)
-        try:
-            sql_record.record(db, new, *record, inputs, status)
-        except LookupError:  # its experiment was deleted: no way of writing it can work
-            raise
-        except Exception as err:
-            _record_in_steps(mlflow_client, db, new, record, inputs, status, err)
+        sql_record.record(db, new, *record, inputs, status)
+    except LookupError:  # its experiment was deleted: no way of writing it can work
+        raise
+    except Exception as err:
+        _record_in_steps(mlflow_client, db, new, record, inputs, status, err)
 
 
 def _record_in_steps(

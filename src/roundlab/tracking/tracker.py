@@ -12,7 +12,8 @@ A run opened ``deferred`` (a stacked group's member, whose run opens and ends wi
 milliseconds) keeps all but its name for its end, written by the process's background writer
 (:mod:`roundlab.tracking.writer`), complete before the process exits: in the default store (an
 sqlite file, local artifacts) it is created and ended in one transaction, its id chosen at once
-for the result file (:mod:`roundlab.tracking.records`); elsewhere, or when it logs its model,
+for the result file (:mod:`roundlab.tracking.records`) and its artifacts written at its end
+straight into the run's artifact directory; elsewhere, or when it logs its model,
 the client creates it at once and its end brings its dataset input, its artifacts in one
 ``log_artifacts`` of a directory, then its params, tags, whole metric history and final metrics
 (:func:`roundlab.tracking.records.end_run`).
@@ -163,18 +164,23 @@ class RunTracker:
 
         metrics = final_metrics(result)
         tags = [RunTag(k, v) for k, v in result_tags(result, result_file, model_file).items()]
-        # The artifacts as they are now: the writer may log them after the caller moved on.
-        folder = Path(tempfile.mkdtemp(prefix="roundlab-artifacts-"))
-        (folder / "config.yaml").write_text(config_yaml)
-        write_history_csv(result.history, folder / "history.csv")
-        shutil.copyfile(result_file, folder / Path(result_file).name)
         record, inputs = (self._params, tags, metrics), self._inputs
         self._params, self._inputs = [], []
         if self._new is not None:
+            # Written where the run keeps them, now: its row, written later, names that place.
+            # One that cannot be written leaves the run recorded without it, as a failed copy
+            # into that place does.
+            try:
+                _write_artifacts(records.artifact_dir(self._new), config_yaml, result, result_file)
+            except OSError as err:
+                log.warning("MLflow run %s: artifacts not written: %s", self._new.run_id, err)
             end = functools.partial(
-                records.record, self._client, self._new, record, inputs, folder, result.status
+                records.record, self._client, self._new, record, inputs, result.status
             )
         else:
+            # The artifacts as they are now: the writer logs them after the caller moved on.
+            folder = Path(tempfile.mkdtemp(prefix="roundlab-artifacts-"))
+            _write_artifacts(folder, config_yaml, result, result_file)
             model = None
             if model_file is not None and self.log_models:
                 model = (result_file, model_file, result.model["features"])
@@ -223,7 +229,7 @@ class RunTracker:
         end = functools.partial(self._fail_end, self._client, self.run_id, record, inputs)
         if self._new is not None:
             end = functools.partial(
-                records.record, self._client, self._new, record, inputs, None, "FAILED"
+                records.record, self._client, self._new, record, inputs, "FAILED"
             )
         if self.deferred:
             writer.submit(end)
@@ -274,3 +280,11 @@ def _log_model(
         mlflow_model.log(mlflow_client, run_id, result_file, model_file, features)
     except Exception as err:
         log.warning("the model was not logged to MLflow: %s: %s", type(err).__name__, err)
+
+
+def _write_artifacts(folder: Path, config_yaml: str, result: Any, result_file: Path) -> None:
+    """A run's artifacts in ``folder``: its resolved config, its history and its result file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(config_yaml)
+    write_history_csv(result.history, folder / "history.csv")
+    shutil.copyfile(result_file, folder / Path(result_file).name)
