@@ -2,15 +2,17 @@
 record written in the background) are really in the MLflow store, and what is deferred is
 complete once the process exits or an interruption has been recorded."""
 
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
+from roundlab.interruption import Interrupted
 from roundlab.run.job import resolve
 from roundlab.sweep import vectorized
-from roundlab.tracking import parents, records, sql_record, writer
+from roundlab.tracking import parents, records, sql_record, tracker, writer
 from roundlab.tracking import store as tracking_store
 from roundlab.tracking.params import run_params
 from roundlab.tracking.records import batches
@@ -53,7 +55,7 @@ def test_a_recorded_group_has_every_run_finished_with_params_history_and_artifac
 
 
 def test_a_member_whose_artifacts_cannot_be_written_is_still_recorded_finished(
-    group, store, tmp_path, monkeypatch
+    group, store, tmp_path, monkeypatch, caplog
 ):
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
@@ -61,10 +63,37 @@ def test_a_member_whose_artifacts_cannot_be_written_is_still_recorded_finished(
     result = vectorized.record_member(group, 0, tmp_path / "sweep")
     writer.flush()
 
-    run = tracking_store.client(store).get_run(result.mlflow_run_id)
+    client = tracking_store.client(store)
+    run = client.get_run(result.mlflow_run_id)
     assert run.info.status == "FINISHED"
+    assert run.data.params == {k: str(v) for k, v in run_params(result.config).items()}
     assert run.data.metrics["test/exact_match"] == result.metrics["test"]["exact_match"]
-    assert blocked.read_text() == ""
+    assert client.list_artifacts(run.info.run_id) == []
+    assert f"MLflow run {run.info.run_id}: artifacts not written" in caplog.text
+
+
+def test_a_signal_while_a_members_artifacts_are_written_keeps_its_params_and_dataset(
+    group, store, tmp_path, monkeypatch
+):
+    write, calls = tracker._write_artifacts, []
+
+    def interrupted_once(*args):
+        calls.append(args[0])
+        if len(calls) == 1:
+            raise Interrupted(signal.SIGTERM)
+        write(*args)
+
+    monkeypatch.setattr(tracker, "_write_artifacts", interrupted_once)
+    with pytest.raises(Interrupted):
+        vectorized.record_member(group, 0, tmp_path / "sweep")
+    writer.flush()
+
+    (record,) = group.recordings.values()
+    run = tracking_store.client(store).get_run(record.result.mlflow_run_id)
+    assert len(calls) == 2  # the record was closed again after the signal
+    assert run.data.params == {k: str(v) for k, v in run_params(record.result.config).items()}
+    (dataset,) = run.inputs.dataset_inputs
+    assert dataset.dataset.name == "count"
 
 
 def test_an_interruption_ends_every_member_in_the_store_before_it_goes_on(

@@ -164,16 +164,14 @@ class RunTracker:
 
         metrics = final_metrics(result)
         tags = [RunTag(k, v) for k, v in result_tags(result, result_file, model_file).items()]
-        record, inputs = (self._params, tags, metrics), self._inputs
-        self._params, self._inputs = [], []
         if self._new is not None:
             # Written where the run keeps them, now: its row, written later, names that place.
-            # One that cannot be written leaves the run recorded without it, as a failed copy
-            # into that place does.
+            # One that cannot be written leaves the run recorded without it.
             try:
                 _write_artifacts(records.artifact_dir(self._new), config_yaml, result, result_file)
-            except OSError as err:
+            except Exception as err:  # tracking must never cost the run its row
                 log.warning("MLflow run %s: artifacts not written: %s", self._new.run_id, err)
+            record, inputs = self._take(tags, metrics)
             end = functools.partial(
                 records.record, self._client, self._new, record, inputs, result.status
             )
@@ -181,6 +179,7 @@ class RunTracker:
             # The artifacts as they are now: the writer logs them after the caller moved on.
             folder = Path(tempfile.mkdtemp(prefix="roundlab-artifacts-"))
             _write_artifacts(folder, config_yaml, result, result_file)
+            record, inputs = self._take(tags, metrics)
             model = None
             if model_file is not None and self.log_models:
                 model = (result_file, model_file, result.model["features"])
@@ -191,6 +190,16 @@ class RunTracker:
             writer.submit(end)
         else:
             end()
+
+    def _take(
+        self, tags: list[Any], metrics: list[Any]
+    ) -> tuple[tuple[list[Any], list[Any], list[Any]], list[Any]]:
+        """``((params, tags, metrics), inputs)`` for the run's end, the params and dataset
+        handed over once: taken after the artifacts, because a signal while they are written
+        ends the record a second time, and that end must still find them."""
+        record, inputs = (self._params, tags, metrics), self._inputs
+        self._params, self._inputs = [], []
+        return record, inputs
 
     @staticmethod
     def _end(
