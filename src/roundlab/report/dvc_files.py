@@ -47,12 +47,14 @@ def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Pat
     baseline) mapping dataset -> exact_match, mae, extrapolation (test exact match, test MAE,
     extrapolation exact match), so that the table DVC prints has a row per approach, like the
     report's. The intervals are in the report: DVC shows one number per key. A missing value
-    (no extrapolation split) is null."""
+    (no extrapolation split) is null, and so is every value of a row whose numbers depend on
+    the machine (:attr:`Configuration.machine_dependent`): a metric file must reproduce
+    exactly on another machine."""
     rows: dict[str, dict[str, dict]] = {}
     for dataset, h in headlines.items():
         for cfg in h.rows:
             rows.setdefault(metric_key(cfg), {})[dataset] = {
-                c.key: _num(cfg.metric(c.split, c.metric).mean) for c in HEADLINE_COLUMNS
+                c.key: _value(cfg, c.split, c.metric) for c in HEADLINE_COLUMNS
             }
         rows.setdefault("baseline", {})[dataset] = {
             c.key: _num(h.baseline[(c.split, c.metric)].mean) for c in HEADLINE_COLUMNS
@@ -83,10 +85,14 @@ def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
             continue
         entry[dataset] = {
             "best": title,
-            "exact_match": _num(best.metric("test", "exact_match").mean),
-            "mae": _num(best.metric("test", "mae").mean),
+            "exact_match": _value(best, "test", "exact_match"),
+            "mae": _value(best, "test", "mae"),
         }
     return atomic_write(path, json.dumps(entry, indent=2) + "\n")
+
+
+def _value(cfg: Configuration, split: str, metric: str) -> float | None:
+    return None if cfg.machine_dependent else _num(cfg.metric(split, metric).mean)
 
 
 def _num(value: float) -> float | None:
