@@ -165,20 +165,6 @@ class Configuration:
         return not any(r.converged is False for r in self.finished)
 
     @property
-    def machine_dependent(self) -> bool:
-        """A maximum-likelihood reference (a statsmodels fit) whose optimiser did not converge.
-
-        On separable labels (affine has no noise) the ordered logit's estimate does not exist:
-        BFGS walks out along a ray until ``maxiter``, and where it stops depends on the CPU's
-        BLAS kernels. Its test exact match on affine was 0.990 under OpenBLAS's Haswell and Zen
-        kernels, 0.987 under SkylakeX, 0.983 under Sandybridge and 0.980 under Prescott, on one
-        machine (``OPENBLAS_CORETYPE``). A network that did not converge, or LightGBM at its
-        cap, stopped at a budget: its numbers do not move with the machine."""
-        return not self.converged and any(
-            (r.engine or {}).get("name") == "statsmodels" for r in self.finished
-        )
-
-    @property
     def epochs(self) -> int | None:
         """The most epochs its runs could train (``trainer.epochs``, times
         ``trainer.max_epochs_factor`` under early stopping), None if unrecorded."""
