@@ -14,6 +14,7 @@ from roundlab.report.curves import SweepCurve
 from roundlab.report.headline import Headline
 from roundlab.report.recommendation import best_exact_match
 from roundlab.report.selection import HEADLINE_COLUMNS, ROUNDING, Configuration, selection_key
+from roundlab.report.verdicts import optimiser_stopped
 
 PLOT_COLUMNS = (
     "value",
@@ -48,8 +49,8 @@ def write_metrics(headlines: dict[str, Headline], metrics_dir: Path) -> list[Pat
     extrapolation exact match), so that the table DVC prints has a row per approach, like the
     report's. The intervals are in the report: DVC shows one number per key. A missing value
     (no extrapolation split) is null, and so is every value of a row whose numbers depend on
-    the machine (:func:`machine_dependent`): a metric file must reproduce exactly on another
-    machine."""
+    the machine (:func:`roundlab.report.verdicts.optimiser_stopped`): a metric file must
+    reproduce exactly on another machine."""
     rows: dict[str, dict[str, dict]] = {}
     for dataset, h in headlines.items():
         for cfg in h.rows:
@@ -91,22 +92,8 @@ def write_headline(headlines: dict[str, Headline], path: Path) -> Path:
     return atomic_write(path, json.dumps(entry, indent=2) + "\n")
 
 
-def machine_dependent(cfg: Configuration) -> bool:
-    """A maximum-likelihood reference (a statsmodels fit) whose optimiser did not converge.
-
-    On separable labels (affine has no noise) the ordered logit's estimate does not exist: BFGS
-    walks out along a ray until ``maxiter``, and where it stops depends on the CPU's BLAS
-    kernels. Its test exact match on affine was 0.990 under OpenBLAS's Haswell and Zen kernels,
-    0.987 under SkylakeX, 0.983 under Sandybridge and 0.980 under Prescott, on one machine
-    (``OPENBLAS_CORETYPE``). A network that did not converge, or LightGBM at its cap, stopped at
-    a budget: its numbers do not move with the machine."""
-    return not cfg.converged and any(
-        (r.engine or {}).get("name") == "statsmodels" for r in cfg.finished
-    )
-
-
 def _value(cfg: Configuration, split: str, metric: str) -> float | None:
-    return None if machine_dependent(cfg) else _num(cfg.metric(split, metric).mean)
+    return None if optimiser_stopped(cfg) else _num(cfg.metric(split, metric).mean)
 
 
 def _num(value: float) -> float | None:
