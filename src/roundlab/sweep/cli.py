@@ -6,7 +6,8 @@ the planned commands (the extensions depend on results, so it only announces the
 launcher will group each multirun's jobs, from the same configs and the same grouping function
 (:mod:`roundlab.sweep.preview`), without training; ``--profile NAME`` runs another profile
 without editing params.yaml (outside DVC: a DVC user switches with ``dvc exp run -S
-profile=NAME`` or by editing ``profile:``).
+profile=NAME`` or by editing ``profile:``), into a ``--results`` directory of its own: into the
+project's results/ it is refused while they hold another profile's runs, which it would remove.
 
 Exit codes: 0 once the plan ran (failed jobs recorded; 1 with ``--fail-on-failed-jobs``, the
 expected failures of :func:`roundlab.results.expected_failure` aside); 1 when
@@ -22,6 +23,8 @@ import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
+
+import yaml
 
 from roundlab import interruption, paths
 from roundlab.data import entries
@@ -91,6 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results_dir = args.results or paths.results_dir()
     sweep_root = args.sweep_dir or root / "multirun" / (args.dataset or "")
+    if args.profile and args.results is None and not args.dry_run:
+        try:
+            _check_not_replacing(profile, params_file, results_dir, args.dataset)
+        except ConfigError as err:
+            print(f"config error: {err}", file=sys.stderr)
+            return 2
     if args.dataset:
         if args.dataset not in profile.datasets:
             return _not_trained(profile, args.dataset, results_dir, args.dry_run)
@@ -156,6 +165,26 @@ def _check_dataset(name: str, params_file: Path) -> None:
         raise ConfigError(
             f"--dataset must name a dataset of {params_file} `datasets` {known}. "
             f"Received: --dataset={name!r}"
+        )
+
+
+def _check_not_replacing(
+    profile: Profile, params_file: Path, results_dir: Path, dataset: str | None
+) -> None:
+    """``--profile NAME``, other than params.yaml's, into the project's results/ while it holds
+    another profile's runs: refused, since the sweep keeps results/ to its own plan and would
+    remove them (the pipeline's, which ``dvc repro`` would then train again)."""
+    active = (yaml.safe_load(params_file.read_text()) or {}).get("profile")
+    scope = results_dir / dataset if dataset else results_dir
+    others = sorted(manifest.profiles(results_dir, [dataset] if dataset else None) - {profile.name})
+    files = sum(1 for _ in scope.rglob("seed=*.json")) if others and scope.is_dir() else 0
+    if profile.name != active and files:
+        raise ConfigError(
+            f"--profile {profile.name} would remove the {files} result file(s) of profile "
+            f"{', '.join(others)} under {scope}: sweep it into a directory of its own with "
+            f"--results DIR (and python -m roundlab.report --results DIR --out DIR/report), or "
+            f"switch params.yaml's profile (dvc exp run -S profile={profile.name}) to replace "
+            f"them. Received: --profile={profile.name}"
         )
 
 

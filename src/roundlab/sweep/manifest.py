@@ -86,16 +86,10 @@ def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, 
     """The records under ``results_dir`` (of ``datasets`` only, when given) as one: the
     profile(s), jobs and processes, the datasets and every planned file; {} when there is none.
     An older sweep's single ``results/_sweep.yaml`` is read as it is."""
-    results_dir = Path(results_dir)
-    single = results_dir / FILE
+    single = Path(results_dir) / FILE
     if single.is_file():
         return yaml.safe_load(single.read_text()) or {}
-    files = (
-        sorted(results_dir.glob(f"*/{FILE}"))
-        if datasets is None
-        else [results_dir / d / FILE for d in datasets]
-    )
-    records = [yaml.safe_load(f.read_text()) or {} for f in files if f.is_file()]
+    records = _records(results_dir, datasets)
     if not records:
         return {}
     profiles = list(dict.fromkeys(str(r.get("profile")) for r in records))
@@ -106,6 +100,23 @@ def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, 
         "datasets": [r.get("dataset") for r in records],
         "planned": [p for r in records for p in r.get("planned", [])],
     }
+
+
+def profiles(results_dir: Path, datasets: Iterable[str] | None = None) -> set[str]:
+    """The profiles whose plans ``results_dir`` records (``datasets``' only, when given)."""
+    single = Path(results_dir) / FILE
+    records = [yaml.safe_load(single.read_text()) or {}] if single.is_file() else []
+    return {str(r["profile"]) for r in records + _records(results_dir, datasets) if "profile" in r}
+
+
+def _records(results_dir: Path, datasets: Iterable[str] | None) -> list[dict[str, Any]]:
+    results_dir = Path(results_dir)
+    files = (
+        sorted(results_dir.glob(f"*/{FILE}"))
+        if datasets is None
+        else [results_dir / d / FILE for d in datasets]
+    )
+    return [yaml.safe_load(f.read_text()) or {} for f in files if f.is_file()]
 
 
 def _write(results_dir: Path, dataset: str, record: dict[str, Any]) -> None:
