@@ -24,7 +24,7 @@ from typing import Any
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from roundlab.errors import TrackingUnreachable
 from roundlab.run.status import STATUS_FILE, finished_records, job_statuses
@@ -36,10 +36,14 @@ log = logging.getLogger(__name__)
 
 
 def planned_jobs(config: DictConfig) -> int | None:
-    """How many jobs the basic sweeper makes of the task overrides (the product of the sweep
-    values); None when they do not parse as such."""
+    """How many jobs the basic sweeper makes of the config's ``hydra.sweeper.params`` (an
+    experiment's grid) and the task overrides after them, a key of both taking the task's
+    value, as the sweeper does (the product of the sweep values); None when they do not parse
+    as such."""
+    params = OmegaConf.select(config, "hydra.sweeper.params") or {}
+    arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
     try:
-        parsed = OverridesParser.create().parse_overrides(list(config.hydra.overrides.task))
+        parsed = OverridesParser.create().parse_overrides(arguments)
         batches = BasicSweeper.split_arguments(parsed, None)
     except Exception:  # another sweeper's syntax: no total to show
         return None
