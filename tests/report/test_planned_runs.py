@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 from synthetic_results import _run, synthetic_runs, write_runs
 
 from roundlab import results
@@ -99,3 +100,24 @@ def test_a_recomputed_plan_holds_the_rate_extensions_its_result_files_lead_to(pr
     ]
     assert len(manifest["planned"]) == 6
     assert missing_runs(directory, manifest) == extended
+
+
+def test_a_dataset_whose_record_alone_is_gone_is_recomputed_not_dropped(project):
+    """digit_sum keeps its record, count's is deleted: count's runs stay in the report, its
+    plan recomputed (seed 9 named as missing), and the report says which plan was recomputed."""
+    (project / "profiles.yaml").write_text(PROFILES.replace("[count]", "[count, digit_sum]"))
+    directory = write_runs(project / "results", synthetic_runs())
+    kept = sorted(
+        p.relative_to(directory).as_posix() for p in directory.rglob("digit_sum/**/*.json")
+    )
+    (directory / "digit_sum" / "_sweep.yaml").write_text(
+        yaml.safe_dump({"profile": "p", "dataset": "digit_sum", "planned": kept})
+    )
+    manifest = planned_runs(directory, project)
+    assert manifest["datasets"] == ["digit_sum", "count"]
+    assert UNTRAINED in missing_runs(directory, manifest)
+    assert set(kept) <= set(manifest["planned"]) and KEPT in manifest["planned"]
+    build_report(directory, project / "reports", project, gradients=False)
+    md = (project / "reports" / "report.md").read_text()
+    assert "its plan recomputed from profiles.yaml for count" in md
+    assert "on 2 datasets" in md and UNTRAINED in md

@@ -26,7 +26,7 @@ from roundlab.errors import ConfigError
 from roundlab.sweep import manifest
 from roundlab.sweep.extend import all_rounds
 from roundlab.sweep.plan import plan
-from roundlab.sweep.profile import PROFILES_FILE, load_profile
+from roundlab.sweep.profile import PROFILES_FILE, load_profile, only
 
 PARAMS_FILE = "params.yaml"
 # The manifest key saying the plan was recomputed, and from what.
@@ -52,19 +52,45 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     """The manifest of the sweep that wrote ``results_dir``; without one, the plan of
     ``profile`` (default: params.yaml's active profile, for ``<root>/results`` only) recomputed
     from ``<root>/params.yaml`` and the profiles beside it, with ``recomputed_from`` set; {} when
-    neither is known. Raises ConfigError for a profile that cannot be read."""
+    neither is known. In the project's own results/, a dataset of params.yaml whose record alone
+    is missing gets its plan recomputed beside the others' records, rather than dropped from the
+    report. Raises ConfigError for a profile that cannot be read."""
     results_dir = Path(results_dir)
-    found = read_manifest(results_dir, pipeline_datasets(results_dir, root))
-    if found:
+    datasets = pipeline_datasets(results_dir, root)
+    found = read_manifest(results_dir, datasets)
+    single = (results_dir / paths.SWEEP_MANIFEST).is_file()
+    lacking = [d for d in datasets or [] if not (results_dir / d / paths.SWEEP_MANIFEST).is_file()]
+    if found and (single or not lacking):
         return found
+    recomputed = _recomputed(results_dir, root, profile, lacking if found else None)
+    if not found or not recomputed:
+        return found or recomputed
+    profiles = [*str(found["profile"]).split(", "), recomputed["profile"]]
+    return {
+        **found,
+        "profile": ", ".join(dict.fromkeys(profiles)),
+        "datasets": [*found["datasets"], *recomputed["datasets"]],
+        "planned": [*found["planned"], *recomputed["planned"]],
+        RECOMPUTED: f"{PROFILES_FILE} for {', '.join(lacking)}",
+    }
+
+
+def _recomputed(
+    results_dir: Path, root: Path, profile: str | None, datasets: list[str] | None
+) -> dict[str, Any]:
+    """The plan of ``profile`` (on ``datasets`` of it only, when given) recomputed, or {}."""
     params = Path(root) / PARAMS_FILE
     own = results_dir.absolute() == (Path(root) / "results").absolute()
     if not params.is_file() or (profile is None and not own):
         return {}
     try:
         chosen = load_profile(params, profile)
-        multiruns = plan(chosen, resamples_of=lambda d, *_: resamples_seen(results_dir, d))
-        multiruns += all_rounds(chosen, multiruns, results_dir)
+        parts = [chosen] if datasets is None else [only(chosen, d) for d in datasets]
+        parts = [part for part in parts if set(part.datasets) <= set(chosen.datasets)]
+        multiruns = []
+        for part in parts:
+            planned = plan(part, resamples_of=lambda d, *_: resamples_seen(results_dir, d))
+            multiruns += planned + all_rounds(part, planned, results_dir)
     except ValueError as err:
         message = f"{err} (recomputing the plan: {paths.SWEEP_MANIFEST} is missing)"
         raise ConfigError(message) from None
@@ -73,7 +99,7 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
         "profile": chosen.name,
         "jobs": chosen.jobs,
         "processes": chosen.processes,
-        "datasets": list(chosen.datasets),
+        "datasets": [d for part in parts for d in part.datasets],
         "planned": [p.as_posix() for p in files],
         RECOMPUTED: PROFILES_FILE,
     }
