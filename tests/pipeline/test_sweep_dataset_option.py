@@ -57,3 +57,19 @@ def test_a_missing_params_file_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"config error: --params must name a params file. Received: {tmp_path / 'nofile.yaml'}\n"
     )
+
+
+def test_a_dataset_the_profile_does_not_train_says_what_it_removed(tmp_path, capsys):
+    """The DVC stage of a dataset the active profile leaves out (dvc exp run -S profile=q)
+    empties its results directory, as the stage's output must be, and says so in one line."""
+    argv = _project(tmp_path, "  count: {}\n  affine: {}\n", profile="q")
+    old = tmp_path / "results" / "affine" / "regression" / "lr=0.001" / "seed=0.json"
+    old.parent.mkdir(parents=True)
+    old.write_text("{}")
+    assert main([*argv, "--dataset", "affine"]) == 0
+    out = capsys.readouterr().out
+    assert "does not train affine" in out
+    assert "sweep: removed 1 result file(s) of runs no longer planned" in out
+    assert not old.exists()
+    record = yaml.safe_load((tmp_path / "results" / "affine" / "_sweep.yaml").read_text())
+    assert record["profile"] == "q" and record["planned"] == []

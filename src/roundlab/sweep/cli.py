@@ -30,7 +30,7 @@ from roundlab import interruption, paths
 from roundlab.data import entries
 from roundlab.errors import ConfigError, TrackingUnreachable, WriteFailed
 from roundlab.sweep import lock, manifest, resamples, workers
-from roundlab.sweep.housekeeping import prune
+from roundlab.sweep.housekeeping import announce_removed, prune
 from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import Profile, load_profile, only
 from roundlab.sweep.progress import failed_jobs_exit
@@ -195,7 +195,8 @@ def _not_trained(profile: Profile, dataset: str, results_dir: Path, dry_run: boo
     if dry_run:
         return 0
     with lock.hold(results_dir):
-        prune(results_dir / dataset, [])
+        removed = prune(results_dir / dataset, [])
         manifest.remove(results_dir, [dataset])
         manifest.start(replace(profile, datasets=(dataset,)), results_dir)
+    announce_removed(removed)
     return 0

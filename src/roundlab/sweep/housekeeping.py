@@ -40,3 +40,9 @@ def prune(results_dir: Path, planned: Iterable[Path]) -> list[Path]:
         if directory.is_dir() and not any(directory.iterdir()):
             directory.rmdir()
     return removed
+
+
+def announce_removed(removed: list[Path]) -> None:
+    """One line for the result files a sweep removed (runs no longer planned), when any."""
+    if removed:
+        print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)

@@ -65,7 +65,7 @@ from roundlab.sweep import (
     tracking_check,
     workers,
 )
-from roundlab.sweep.housekeeping import prune
+from roundlab.sweep.housekeeping import announce_removed, prune
 from roundlab.sweep.plan import Multirun, command, plan
 from roundlab.sweep.profile import Profile
 from roundlab.sweep.progress import (
@@ -186,9 +186,7 @@ def _run(
 ) -> dict[str, Any]:
     multiruns = plan(profile, resamples_of=resamples.from_configs)
     keep = extend.candidates(profile, multiruns)
-    removed = prepare(results_dir, sweep_root, multiruns, keep, scope)
-    if removed:
-        print(f"sweep: removed {len(removed)} result file(s) of runs no longer planned", flush=True)
+    announce_removed(prepare(results_dir, sweep_root, multiruns, keep, scope))
     records = manifest.start(profile, results_dir)
     manifest.add(records, multiruns, results_dir)
     env = environment(profile)
