@@ -79,7 +79,7 @@ bench: setup ## Run the benchmarks under bench/
 
 # One server worker (mlflow starts 4 by default, which took about 46 s to answer on 2 cores) and
 # no job executor (it runs GenAI scoring jobs; browsing runs needs none).
-ui: setup ## Browse the runs: mlflow ui (one worker) on the project's store at http://$(UI_HOST):$(UI_PORT)
+ui: setup ## Browse the runs: mlflow ui (one worker) on the project's store at http://UI_HOST:UI_PORT (127.0.0.1:5000)
 	@url=http://$(UI_HOST):$(UI_PORT); store="$${MLFLOW_TRACKING_URI:-sqlite:///$${ROUNDLAB_ROOT:-$(CURDIR)}/mlflow.db}"; \
 	echo "mlflow ui: starting… $$url (store $$store; Ctrl-C stops it)"; \
 	server=$$$$; ( for i in $$(seq 120); do sleep 1; kill -0 $$server 2>/dev/null || exit 0; \
