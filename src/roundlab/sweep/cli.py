@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results_dir = args.results or paths.results_dir()
     sweep_root = args.sweep_dir or root / "multirun" / (args.dataset or "")
-    if args.profile and args.results is None and not args.dry_run:
+    if args.profile and not args.dry_run:
         try:
             _check_not_replacing(profile, params_file, results_dir, args.dataset)
         except ConfigError as err:
@@ -171,20 +171,32 @@ def _check_dataset(name: str, params_file: Path) -> None:
 def _check_not_replacing(
     profile: Profile, params_file: Path, results_dir: Path, dataset: str | None
 ) -> None:
-    """``--profile NAME``, other than params.yaml's, into the project's results/ while it holds
-    another profile's runs: refused, since the sweep keeps results/ to its own plan and would
-    remove them (the pipeline's, which ``dvc repro`` would then train again)."""
+    """``--profile NAME``, other than params.yaml's, into the project's results/ (however it is
+    named) while a dataset's directory there holds result files that its ``_sweep.yaml`` does
+    not give to that profile: refused, since the sweep keeps results/ to its own plan and would
+    remove them (the pipeline's, which ``dvc repro`` would then train again). A directory whose
+    record is gone counts as another profile's: nothing says whose its runs are."""
     active = (yaml.safe_load(params_file.read_text()) or {}).get("profile")
-    scope = results_dir / dataset if dataset else results_dir
-    others = sorted(manifest.profiles(results_dir, [dataset] if dataset else None) - {profile.name})
-    files = sum(1 for _ in scope.rglob("seed=*.json")) if others and scope.is_dir() else 0
-    if profile.name != active and files:
+    own = results_dir.resolve() == paths.results_dir().resolve()
+    if profile.name == active or not own or not results_dir.is_dir():
+        return
+    dirs = [results_dir / dataset] if dataset else sorted(results_dir.iterdir())
+    held: dict[str, int] = {}
+    for d in (d for d in dirs if d.is_dir()):
+        recorded = manifest.profiles(results_dir, [d.name])
+        files = sum(1 for _ in d.rglob("seed=*.json"))
+        if files and recorded != {profile.name}:
+            others = sorted(recorded - {profile.name})
+            owner = f"of profile {', '.join(others)}" if others else f"with no {manifest.FILE}"
+            held[owner] = held.get(owner, 0) + files
+    if held:
+        what = "; ".join(f"{n} {owner}" for owner, n in held.items())
         raise ConfigError(
-            f"--profile {profile.name} would remove the {files} result file(s) of profile "
-            f"{', '.join(others)} under {scope}: sweep it into a directory of its own with "
-            f"--results DIR (and python -m roundlab.report --results DIR --out DIR/report), or "
-            f"switch params.yaml's profile (dvc exp run -S profile={profile.name}) to replace "
-            f"them. Received: --profile={profile.name}"
+            f"{results_dir} holds result files of other runs ({what}): --profile "
+            f"{profile.name} would remove those it does not plan. Sweep it into a directory of "
+            f"its own with --results DIR (and python -m roundlab.report --results DIR --out "
+            f"DIR/report), or switch params.yaml's profile (dvc exp run -S "
+            f"profile={profile.name}) to replace them. Received: --profile={profile.name}"
         )
 
 
