@@ -1,5 +1,5 @@
-"""The report names every planned run without a result file, also when the sweep's manifest
-(results/_sweep.yaml) is gone: the plan is recomputed from the profile."""
+"""The report names every planned run without a result file, also when the sweep's records
+(results/<name>/_sweep.yaml) are gone: the plan is recomputed from the profile."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from synthetic_results import _run, synthetic_runs, write_runs
 from roundlab import results
 from roundlab.report.__main__ import main
 from roundlab.report.pipeline import build_report
-from roundlab.report.planned import missing_runs, planned_runs
+from roundlab.report.planned import RECOMPUTED, missing_runs, planned_runs
 
 KEPT = "count/regression/default/lr=0.001/seed=0.json"
 UNTRAINED = "count/regression/default/lr=0.001/seed=9.json"
@@ -114,10 +114,40 @@ def test_a_dataset_whose_record_alone_is_gone_is_recomputed_not_dropped(project)
         yaml.safe_dump({"profile": "p", "dataset": "digit_sum", "planned": kept})
     )
     manifest = planned_runs(directory, project)
-    assert manifest["datasets"] == ["digit_sum", "count"]
+    assert set(manifest["datasets"]) == {"digit_sum", "count"}
     assert UNTRAINED in missing_runs(directory, manifest)
     assert set(kept) <= set(manifest["planned"]) and KEPT in manifest["planned"]
     build_report(directory, project / "reports", project, gradients=False)
     md = (project / "reports" / "report.md").read_text()
     assert "its plan recomputed from profiles.yaml for count" in md
     assert "on 2 datasets" in md and UNTRAINED in md
+
+
+def _keep_only_digit_sums_record(directory):
+    kept = sorted(
+        p.relative_to(directory).as_posix() for p in directory.rglob("digit_sum/**/*.json")
+    )
+    (directory / "digit_sum" / "_sweep.yaml").write_text(
+        yaml.safe_dump({"profile": "p", "dataset": "digit_sum", "planned": kept})
+    )
+
+
+def test_another_directory_recomputes_a_missing_record_of_the_named_profile(project):
+    (project / "profiles.yaml").write_text(PROFILES.replace("[count]", "[count, digit_sum]"))
+    directory = write_runs(project / "results-p", synthetic_runs())
+    _keep_only_digit_sums_record(directory)
+    assert planned_runs(directory, project)["datasets"] == ["digit_sum"]  # no profile named
+    manifest = planned_runs(directory, project, profile="p")
+    assert set(manifest["datasets"]) == {"digit_sum", "count"}
+    assert UNTRAINED in missing_runs(directory, manifest)
+
+
+def test_a_missing_record_of_a_dataset_the_profile_does_not_train_recomputes_nothing(project):
+    """p trains count only: digit_sum's record is there, count's is the one the profile
+    plans; with count's record kept and digit_sum's gone nothing is said to be recomputed."""
+    directory = write_runs(project / "results", synthetic_runs())
+    (directory / "count" / "_sweep.yaml").write_text(
+        yaml.safe_dump({"profile": "p", "dataset": "count", "planned": [KEPT]})
+    )
+    manifest = planned_runs(directory, project)
+    assert manifest["datasets"] == ["count"] and RECOMPUTED not in manifest

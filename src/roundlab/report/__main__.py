@@ -43,8 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--profile",
         default=None,
-        help="the sweep profile whose plan the results hold, when results/_sweep.yaml is missing "
-        "(default: params.yaml `profile` for the project's results/)",
+        help="the sweep profile whose plan the results hold, when a <results>/<name>/_sweep.yaml "
+        "is missing (default: params.yaml `profile` for the project's results/)",
     )
     parser.add_argument(
         "--no-cost",

@@ -52,27 +52,40 @@ def planned_runs(results_dir: Path, root: Path, profile: str | None = None) -> d
     """The manifest of the sweep that wrote ``results_dir``; without one, the plan of
     ``profile`` (default: params.yaml's active profile, for ``<root>/results`` only) recomputed
     from ``<root>/params.yaml`` and the profiles beside it, with ``recomputed_from`` set; {} when
-    neither is known. In the project's own results/, a dataset of params.yaml whose record alone
-    is missing gets its plan recomputed beside the others' records, rather than dropped from the
-    report. Raises ConfigError for a profile that cannot be read."""
+    neither is known. A dataset whose record alone is missing (of params.yaml's, in the project's
+    own results/; of ``profile``'s, in another directory) gets its plan recomputed beside the
+    others' records, rather than dropped from the report. Raises ConfigError for a profile that
+    cannot be read."""
     results_dir = Path(results_dir)
-    datasets = pipeline_datasets(results_dir, root)
-    found = read_manifest(results_dir, datasets)
-    single = (results_dir / paths.SWEEP_MANIFEST).is_file()
-    lacking = [d for d in datasets or [] if not (results_dir / d / paths.SWEEP_MANIFEST).is_file()]
-    if found and (single or not lacking):
+    found = read_manifest(results_dir, pipeline_datasets(results_dir, root))
+    if not found or (results_dir / paths.SWEEP_MANIFEST).is_file():
+        return found or _recomputed(results_dir, root, profile, None)
+    expected = _expected_datasets(results_dir, root, profile) or []
+    lacking = [d for d in expected if not (results_dir / d / paths.SWEEP_MANIFEST).is_file()]
+    recomputed = _recomputed(results_dir, root, profile, lacking) if lacking else {}
+    if not recomputed.get("datasets"):  # none, or none that the profile trains
         return found
-    recomputed = _recomputed(results_dir, root, profile, lacking if found else None)
-    if not found or not recomputed:
-        return found or recomputed
     profiles = [*str(found["profile"]).split(", "), recomputed["profile"]]
     return {
         **found,
         "profile": ", ".join(dict.fromkeys(profiles)),
         "datasets": [*found["datasets"], *recomputed["datasets"]],
         "planned": [*found["planned"], *recomputed["planned"]],
-        RECOMPUTED: f"{PROFILES_FILE} for {', '.join(lacking)}",
+        RECOMPUTED: f"{PROFILES_FILE} for {', '.join(recomputed['datasets'])}",
     }
+
+
+def _expected_datasets(results_dir: Path, root: Path, profile: str | None) -> list[str] | None:
+    """The datasets ``results_dir`` should hold records of: params.yaml's in the project's own
+    results/, else ``profile``'s when one is named; None when neither is known."""
+    own = pipeline_datasets(results_dir, root)
+    params = Path(root) / PARAMS_FILE
+    if own is not None or profile is None or not params.is_file():
+        return own
+    try:
+        return list(load_profile(params, profile).datasets)
+    except ValueError as err:
+        raise ConfigError(f"{err} (reading the plan of {results_dir})") from None
 
 
 def _recomputed(
@@ -85,8 +98,8 @@ def _recomputed(
         return {}
     try:
         chosen = load_profile(params, profile)
-        parts = [chosen] if datasets is None else [only(chosen, d) for d in datasets]
-        parts = [part for part in parts if set(part.datasets) <= set(chosen.datasets)]
+        trained = [d for d in datasets or [] if d in chosen.datasets]
+        parts = [chosen] if datasets is None else [only(chosen, d) for d in trained]
         multiruns = []
         for part in parts:
             planned = plan(part, resamples_of=lambda d, *_: resamples_seen(results_dir, d))
