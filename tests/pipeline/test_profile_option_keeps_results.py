@@ -103,3 +103,14 @@ def test_a_dry_run_is_not_refused(project, capsys):
     assert cli.main(["--profile", "q", "--dry-run"]) == 0
     assert "holds result files" not in capsys.readouterr().err
     assert _files(root) == before and not started
+
+
+def test_a_record_that_is_not_one_is_refused_in_one_line_naming_it(project, capsys):
+    root, started = project
+    record = root / "results" / "count" / manifest.FILE
+    record.write_text("profile: p\nplanned: [unclosed\n")
+    before = _files(root)
+    assert cli.main(["--profile", "q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"config error: {record} is not a readable sweep record")
+    assert err.count("\n") == 1 and not started and _files(root) == before

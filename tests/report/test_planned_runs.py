@@ -151,3 +151,17 @@ def test_a_missing_record_of_a_dataset_the_profile_does_not_train_recomputes_not
     )
     manifest = planned_runs(directory, project)
     assert manifest["datasets"] == ["count"] and RECOMPUTED not in manifest
+
+
+@pytest.mark.parametrize("text", ["profile: p\nplanned: [unclosed\n", "- a list\n", "\xff\xfe"])
+def test_a_record_that_is_not_one_is_a_config_error_line_naming_it(project, capsys, text):
+    """A cut-short or hand-edited results/<name>/_sweep.yaml stops the report in one line that
+    names the file and says what to do, not with a traceback; nothing is written."""
+    directory = write_runs(project / "results", synthetic_runs())
+    record = directory / "count" / "_sweep.yaml"
+    record.write_bytes(text.encode("latin-1"))
+    assert _report(project, directory) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"config error: {record} is not")
+    assert "remove it" in err and err.count("\n") == 1
+    assert not (project / "reports").exists()

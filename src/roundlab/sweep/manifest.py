@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from roundlab import paths
+from roundlab.errors import ConfigError
 from roundlab.sweep.plan import Multirun
 from roundlab.sweep.profile import Profile
 
@@ -88,7 +89,7 @@ def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, 
     An older sweep's single ``results/_sweep.yaml`` is read as it is."""
     single = Path(results_dir) / FILE
     if single.is_file():
-        return yaml.safe_load(single.read_text()) or {}
+        return _load(single)
     records = _records(results_dir, datasets)
     if not records:
         return {}
@@ -105,7 +106,7 @@ def read(results_dir: Path, datasets: Iterable[str] | None = None) -> dict[str, 
 def profiles(results_dir: Path, datasets: Iterable[str] | None = None) -> set[str]:
     """The profiles whose plans ``results_dir`` records (``datasets``' only, when given)."""
     single = Path(results_dir) / FILE
-    records = [yaml.safe_load(single.read_text()) or {}] if single.is_file() else []
+    records = [_load(single)] if single.is_file() else []
     return {str(r["profile"]) for r in records + _records(results_dir, datasets) if "profile" in r}
 
 
@@ -116,7 +117,26 @@ def _records(results_dir: Path, datasets: Iterable[str] | None) -> list[dict[str
         if datasets is None
         else [results_dir / d / FILE for d in datasets]
     )
-    return [yaml.safe_load(f.read_text()) or {} for f in files if f.is_file()]
+    return [_load(f) for f in files if f.is_file()]
+
+
+def _load(file: Path) -> dict[str, Any]:
+    """One record; a file that is not one (cut short, edited by hand) is a ConfigError naming
+    it, since what it should hold is unknown and the sweep writes it again."""
+    try:
+        record = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        reason = " ".join(str(err).split())
+        raise ConfigError(f"{file} is not a readable sweep record ({reason}); {_AGAIN}") from err
+    if not isinstance(record, dict):
+        raise ConfigError(
+            f"{file} is not a sweep record: it holds a {type(record).__name__}, not a mapping; "
+            f"{_AGAIN}"
+        )
+    return record
+
+
+_AGAIN = "remove it: the dataset's next sweep writes it again and the report recomputes the plan"
 
 
 def _write(results_dir: Path, dataset: str, record: dict[str, Any]) -> None:
