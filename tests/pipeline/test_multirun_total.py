@@ -42,3 +42,18 @@ def test_the_total_counts_an_experiments_grid(overrides, jobs):
     assert STEEPNESS > 1 and SEEDS > 1  # the grid this test is about
     cfg = _multirun_config(overrides)
     assert planned_jobs(cfg) == jobs
+
+
+def test_a_multirun_of_listed_jobs_counts_the_jobs_its_file_lists(tmp_path):
+    listed = tmp_path / "jobs.yaml"
+    listed.write_text(yaml.safe_dump([["seed=0"], ["seed=1"], ["seed=2", "approach=poisson"]]))
+    assert planned_jobs(_multirun_config([f"sweep.jobs={listed}"])) == 3
+
+
+@pytest.mark.parametrize("text", [None, "[unclosed", "a: mapping"])
+def test_a_jobs_file_that_cannot_be_counted_shows_no_total(tmp_path, text):
+    """The sweeper refuses it with its own message; the progress line does not guess."""
+    listed = tmp_path / "jobs.yaml"
+    if text is not None:
+        listed.write_text(text)
+    assert planned_jobs(_multirun_config([f"sweep.jobs={listed}"])) is None

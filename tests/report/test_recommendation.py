@@ -150,3 +150,20 @@ def test_headline_json_best_is_the_reports_recommendation(tmp_path):
     assert best["digit_sum"]["best"] == "rounding · sigmoid_round steepness=20"
     assert set(best["count"]) == {"best", "exact_match", "mae"}
     assert best["count"]["exact_match"] == pytest.approx(0.80)
+
+
+def test_the_studys_terminal_answer_names_the_rows_left_out_as_the_report_does():
+    """`roundlab study` prints a line per metric; a row left out of every choice (here an
+    unconverged classification) is named with its reason after them, in the report's words."""
+    from roundlab.study.answer import lines
+
+    runs = _runs("classification", 0.99, (0.90, 0.91, 0.92), converged=False)
+    runs += _runs("regression", 0.80, (0.80, 0.81, 0.82))
+    recs = recommendations(_headline(runs))
+    printed = lines(recs)
+    assert len(printed) == len(recs) + 1
+    assert all(": use regression" in text for text in printed[: len(recs)])
+    note = f"count: left out, never recommended: classification ({NOT_CONVERGED})"
+    assert printed[-1] == note
+    bullets = recommendation_blocks(recs)[-1]
+    assert isinstance(bullets, Bullets) and note in bullets.items

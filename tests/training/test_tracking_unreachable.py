@@ -157,6 +157,8 @@ def test_a_sweep_with_an_explicit_uri_that_is_down_or_hung_fails_before_any_mult
     assert done.returncode == 1, done.stderr[-2000:]
     (line,) = _our_lines(done.stderr, "tracking error:")
     assert line.startswith(f"tracking error: MLflow tracking server {uri} is not reachable")
+    # what a profile can do: the sweep takes no Hydra overrides such as tracking.enabled=false
+    assert line.endswith(f"; {sweep_cli.SWEEP_TRACKING_ADVICE}")
     assert "Traceback" not in done.stderr
     assert _started_multiruns(root) == []
     assert not (root / "multirun").exists()

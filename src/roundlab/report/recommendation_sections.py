@@ -56,7 +56,7 @@ def _better(rec: Recommendation) -> list[str]:
     ]
 
 
-def _left_out(dataset: str, recs: list[Recommendation]) -> list[str]:
+def left_out(dataset: str, recs: list[Recommendation]) -> list[str]:
     """One note per dataset naming its rows left out and why; rows that cannot extrapolate are
     left out of extrapolation by construction and not repeated."""
     seen: dict[str, list[Configuration]] = {}
@@ -74,7 +74,7 @@ def recommendation_blocks(recs: list[Recommendation]) -> list[Block]:
     """The table, the rule and the notes."""
     datasets = list(dict.fromkeys(r.dataset for r in recs))
     notes = [n for rec in recs for n in _better(rec)]
-    notes += [n for d in datasets for n in _left_out(d, [r for r in recs if r.dataset == d])]
+    notes += [n for d in datasets for n in left_out(d, [r for r in recs if r.dataset == d])]
     blocks: list[Block] = [
         Heading("Recommendation", 2),
         Table(HEADER, tuple(_row(r) for r in recs) or (("—",) * len(HEADER),)),

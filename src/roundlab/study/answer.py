@@ -1,11 +1,13 @@
 """The study's answer in the terminal: the report's recommendation for each headline metric
 (:mod:`roundlab.report.recommendation`, the objects behind the report's opening table), one
-line each.
+line each, then the report's note of the rows never recommended and why (not converged,
+degenerate), so that a row missing from the lines is accounted for.
 
 ::
 
     test exact match: use sigmoid_round steepness=10 (0.512 ± 0.021); as good: regression,
     ordinal · corn; clearly worse: classification, poisson
+    grades: left out, never recommended: classification (not converged)
 
 The rows are computed from the result files by the report's own functions (read, group, tune,
 headline, recommend), so the lines and the report's table cannot disagree.
@@ -19,7 +21,7 @@ from roundlab import results as results_io
 from roundlab.report.cells import cell
 from roundlab.report.headline import headline
 from roundlab.report.recommendation import VAL, Recommendation, recommendations
-from roundlab.report.recommendation_sections import ON_ITS_OWN_SPLIT, short
+from roundlab.report.recommendation_sections import ON_ITS_OWN_SPLIT, left_out, short
 from roundlab.report.selection import Configuration, group
 from roundlab.report.tuning import tune_groups
 
@@ -51,3 +53,11 @@ def line(rec: Recommendation) -> str:
         f"as good: {_names(rec.as_good)}; clearly worse: {_names(rec.worse)}"
     )
     return text + (f"; clearly better on test: {_names(rec.better)}" if rec.better else "")
+
+
+def lines(recs: list[Recommendation]) -> list[str]:
+    """One :func:`line` per recommendation, then each dataset's rows left out (the report's
+    note, in its words)."""
+    datasets = list(dict.fromkeys(r.dataset for r in recs))
+    notes = [n for d in datasets for n in left_out(d, [r for r in recs if r.dataset == d])]
+    return [line(rec) for rec in recs] + notes

@@ -142,7 +142,7 @@ def _run(name: str, out: Path) -> int:
     (params.yaml, data/, results/, multirun/, reports/) are the study's."""
     from roundlab.data.__main__ import main as generate
     from roundlab.report.__main__ import main as report
-    from roundlab.study.answer import line, recommended
+    from roundlab.study.answer import lines, recommended
     from roundlab.sweep.cli import main as sweep
 
     for step in (lambda: generate([name]), lambda: sweep([]), lambda: report([])):
@@ -150,7 +150,7 @@ def _run(name: str, out: Path) -> int:
         if code:
             return code
     print(f"\nstudy {name}: which approach to use (chosen on val; test mean ± 95% CI over seeds)")
-    for rec in recommended(out / directory.RESULTS_DIR):
-        print(f"  {line(rec)}")
+    for text in lines(recommended(out / directory.RESULTS_DIR)):
+        print(f"  {text}")
     print(f"report: {out / 'reports' / 'report.html'}")
     return 0

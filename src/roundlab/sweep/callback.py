@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
@@ -39,7 +40,14 @@ def planned_jobs(config: DictConfig) -> int | None:
     """How many jobs the basic sweeper makes of the config's ``hydra.sweeper.params`` (an
     experiment's grid) and the task overrides after them, a key of both taking the task's
     value, as the sweeper does (the product of the sweep values); None when they do not parse
-    as such."""
+    as such. With ``sweep.jobs=<file>`` the sweeper runs the jobs the file lists instead."""
+    listed = OmegaConf.select(config, "sweep.jobs", default=None)
+    if listed is not None:
+        try:
+            jobs = yaml.safe_load(Path(str(listed)).read_text(encoding="utf-8")) or []
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):  # the sweeper says what is wrong
+            return None
+        return len(jobs) if isinstance(jobs, list) else None
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
     try:

@@ -35,6 +35,13 @@ from roundlab.sweep.plan import command, plan
 from roundlab.sweep.profile import Profile, load_profile, only
 from roundlab.sweep.progress import failed_jobs_exit
 from roundlab.sweep.runner import run
+from roundlab.tracking import server
+
+# The sweep takes no Hydra overrides: its jobs' tracking settings are the profile's.
+SWEEP_TRACKING_ADVICE = (
+    "start it, or sweep untracked: the profile's tracking: false, or "
+    "tracking.on_unreachable=warn in its overrides"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -140,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"config error: {err}", file=sys.stderr)
         return 2
     except TrackingUnreachable as err:
+        if isinstance(err, server.Unreachable):
+            err = err.advising(SWEEP_TRACKING_ADVICE)
         print(f"tracking error: {err}", file=sys.stderr)
         return 1
     except RuntimeError as err:

@@ -58,6 +58,19 @@ def usable(tracking: Any) -> bool:
     return _verdicts[uri]
 
 
+class Unreachable(TrackingUnreachable):
+    """:class:`~roundlab.errors.TrackingUnreachable` as this module raises it: ``problem``
+    names the server and why, ``advice`` what a job's config can do about it; an entry point
+    whose settings live elsewhere gives its own with :meth:`advising`."""
+
+    def __init__(self, problem: str, advice: str) -> None:
+        super().__init__(f"{problem}; {advice}")
+        self.problem, self.advice = problem, advice
+
+    def advising(self, advice: str) -> Unreachable:
+        return Unreachable(self.problem, advice)
+
+
 def _decide(uri: str, on_unreachable: str, timeout_s: float) -> bool:
     bound_retries()
     problem = unreachable(uri, timeout_s)
@@ -65,9 +78,10 @@ def _decide(uri: str, on_unreachable: str, timeout_s: float) -> bool:
         return True
     message = f"MLflow tracking server {uri} is not reachable ({problem})"
     if policy(uri, on_unreachable) == "fail":
-        raise TrackingUnreachable(
-            f"{message}; start it, or train untracked with tracking.on_unreachable=warn "
-            f"or tracking.enabled=false"
+        raise Unreachable(
+            message,
+            "start it, or train untracked with tracking.on_unreachable=warn "
+            "or tracking.enabled=false",
         )
     log.warning("%s: training untracked, result files are written as usual", message)
     return False
