@@ -105,12 +105,15 @@ def test_a_dry_run_is_not_refused(project, capsys):
     assert _files(root) == before and not started
 
 
-def test_a_record_that_is_not_one_is_refused_in_one_line_naming_it(project, capsys):
+@pytest.mark.parametrize("text", ["profile: p\nplanned: [unclosed\n", "", "runs: 5\n"])
+def test_a_record_that_is_not_one_is_refused_in_one_line_naming_it(project, capsys, text):
+    """Cut short, emptied or edited by hand: named as what it is, not counted as a directory
+    with no record (whose advice would be wrong)."""
     root, started = project
     record = root / "results" / "count" / manifest.FILE
-    record.write_text("profile: p\nplanned: [unclosed\n")
+    record.write_text(text)
     before = _files(root)
     assert cli.main(["--profile", "q"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"config error: {record} is not a readable sweep record")
+    assert err.startswith(f"config error: {record} is not a")
     assert err.count("\n") == 1 and not started and _files(root) == before

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 from synthetic_results import _run, synthetic_runs, write_runs
@@ -153,15 +155,60 @@ def test_a_missing_record_of_a_dataset_the_profile_does_not_train_recomputes_not
     assert manifest["datasets"] == ["count"] and RECOMPUTED not in manifest
 
 
-@pytest.mark.parametrize("text", ["profile: p\nplanned: [unclosed\n", "- a list\n", "\xff\xfe"])
+RECORD = "profile: p\ndataset: count\n"
+NOT_RECORDS = {
+    "cut short": "profile: p\nplanned: [unclosed\n",
+    "a list": "- a list\n",
+    "not UTF-8": "\xff\xfe",
+    "empty": "",
+    "other keys": "runs: 5\n",
+    "no profile": "dataset: count\nplanned: []\n",
+    "another dataset's": "profile: p\ndataset: digit_sum\nplanned: []\n",
+    "a list for a dataset": "profile: p\ndataset: [count]\nplanned: []\n",
+    "no planned": RECORD,
+    "a number for planned": RECORD + "planned: 5\n",
+    "a string for planned": RECORD + "planned: abc\n",
+    "numbers in planned": RECORD + "planned: [1, 2]\n",
+    "a path outside": RECORD + "planned: [/etc/passwd]\n",
+    "a path up": RECORD + "planned: [../../x.json]\n",
+    "a word for jobs": RECORD + "jobs: x\nplanned: []\n",
+    "no jobs": RECORD + "jobs: null\nplanned: []\n",
+    "no processes": RECORD + "processes: 0\nplanned: []\n",
+}
+
+
+@pytest.mark.parametrize("text", NOT_RECORDS.values(), ids=NOT_RECORDS.keys())
 def test_a_record_that_is_not_one_is_a_config_error_line_naming_it(project, capsys, text):
     """A cut-short or hand-edited results/<name>/_sweep.yaml stops the report in one line that
-    names the file and says what to do, not with a traceback; nothing is written."""
+    names the file and says what to do, not with a traceback and not by leaving its dataset out
+    of the report; nothing is written."""
     directory = write_runs(project / "results", synthetic_runs())
     record = directory / "count" / "_sweep.yaml"
     record.write_bytes(text.encode("latin-1"))
     assert _report(project, directory) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"config error: {record} is not")
-    assert "remove it" in err and err.count("\n") == 1
+    assert "remove it" in err and "--profile NAME" in err and err.count("\n") == 1
     assert not (project / "reports").exists()
+
+
+def test_a_record_that_cannot_be_read_is_a_config_error_line_naming_it(
+    project, capsys, monkeypatch
+):
+    """An unreadable record (its permissions, a failing disk) as well: one line, not a
+    traceback (as root, permissions do not stop a read, so the read itself is made to fail)."""
+    directory = write_runs(project / "results", synthetic_runs())
+    record = directory / "count" / "_sweep.yaml"
+    record.write_text(yaml.safe_dump({"profile": "p", "dataset": "count", "planned": [KEPT]}))
+    read_text = Path.read_text
+
+    def refused(self, *args, **kwargs):
+        if self == record:
+            raise PermissionError(13, "Permission denied", str(self))
+        return read_text(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    assert _report(project, directory) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"config error: {record} is not a readable sweep record")
+    assert "Permission denied" in err and err.count("\n") == 1

@@ -14,7 +14,7 @@ sweep that reuses every run leaves results/ byte-identical.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
@@ -117,26 +117,62 @@ def _records(results_dir: Path, datasets: Iterable[str] | None) -> list[dict[str
         if datasets is None
         else [results_dir / d / FILE for d in datasets]
     )
-    return [_load(f) for f in files if f.is_file()]
+    return [_load(f, dataset=f.parent.name) for f in files if f.is_file()]
 
 
-def _load(file: Path) -> dict[str, Any]:
-    """One record; a file that is not one (cut short, edited by hand) is a ConfigError naming
+def _load(file: Path, dataset: str | None = None) -> dict[str, Any]:
+    """One record (of ``dataset``, for a dataset's own; an older sweep's single record names
+    none); a file that is not one (cut short, edited by hand, unreadable) is a ConfigError naming
     it, since what it should hold is unknown and the sweep writes it again."""
     try:
-        record = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        record = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as err:
         reason = " ".join(str(err).split())
         raise ConfigError(f"{file} is not a readable sweep record ({reason}); {_AGAIN}") from err
-    if not isinstance(record, dict):
-        raise ConfigError(
-            f"{file} is not a sweep record: it holds a {type(record).__name__}, not a mapping; "
-            f"{_AGAIN}"
-        )
+    problem = _problem(record, dataset)
+    if problem:
+        raise ConfigError(f"{file} is not a sweep record: {problem}; {_AGAIN}")
     return record
 
 
-_AGAIN = "remove it: the dataset's next sweep writes it again and the report recomputes the plan"
+def _problem(record: Any, dataset: str | None) -> str | None:
+    """What keeps ``record`` from being one the sweep wrote, or None: the report and the sweep
+    read these keys as these types, and a record that drops one would drop its dataset."""
+    if not isinstance(record, dict):
+        return f"it holds {_shown(record)}, not a mapping"
+    if not isinstance(record.get("profile"), str) or not record["profile"]:
+        return f"its profile is {_shown(record.get('profile'))}, not a profile's name"
+    if dataset is not None and record.get("dataset") != dataset:
+        return f"its dataset is {_shown(record.get('dataset'))}, not {dataset!r}"
+    for key in ("jobs", "processes"):
+        value = record.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return f"its {key} is {_shown(value)}, not a count of at least 1"
+    planned = record.get("planned")
+    if not isinstance(planned, list):
+        return f"its planned is {_shown(planned)}, not a list of result files"
+    for entry in planned:
+        if not isinstance(entry, str) or not _inside(entry):
+            return f"its planned holds {_shown(entry)}, not a result file's path inside results/"
+    return None
+
+
+def _inside(entry: str) -> bool:
+    path = PurePosixPath(entry)
+    return bool(entry) and not path.is_absolute() and ".." not in path.parts
+
+
+def _shown(value: Any) -> str:
+    if value is None or isinstance(value, (dict, list)) and not value:
+        return "nothing" if value is None else f"an empty {type(value).__name__}"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else f"a {type(value).__name__}"
+
+
+_AGAIN = (
+    "remove it: the dataset's next sweep writes it again, and the report recomputes the plan "
+    "(of params.yaml's profile in the project's results/; elsewhere, of --profile NAME)"
+)
 
 
 def _write(results_dir: Path, dataset: str, record: dict[str, Any]) -> None:
