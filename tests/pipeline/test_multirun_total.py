@@ -8,8 +8,11 @@ import pytest
 import yaml
 from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import CompactHydraException
 from hydra.types import RunMode
 
+from hydra_plugins.roundlab_vectorized_launcher.sweeper import RoundlabSweeper
 from roundlab import paths
 from roundlab.run.config import register_configs
 from roundlab.sweep.callback import planned_jobs
@@ -50,10 +53,45 @@ def test_a_multirun_of_listed_jobs_counts_the_jobs_its_file_lists(tmp_path):
     assert planned_jobs(_multirun_config([f"sweep.jobs={listed}"])) == 3
 
 
-@pytest.mark.parametrize("text", [None, "[unclosed", "a: mapping"])
-def test_a_jobs_file_that_cannot_be_counted_shows_no_total(tmp_path, text):
-    """The sweeper refuses it with its own message; the progress line does not guess."""
+def _sweeper() -> RoundlabSweeper:
+    """The sweeper as far as a job list needs it. Not constructed: Hydra's plugin discovery,
+    run by the compositions above, loads its basic sweeper's module anew, and the constructor's
+    ``super(BasicSweeper, self)`` then names another class than this one's base."""
+    return RoundlabSweeper.__new__(RoundlabSweeper)
+
+
+NOT_JOB_LISTS = {
+    "missing": None,
+    "cut short": "[unclosed",
+    "a mapping": "a: mapping",
+    "numbers": "- 1\n",
+    "empty jobs": "- null\n",
+    "overrides, not jobs": "- seed=0\n- seed=1\n",
+    "a number among overrides": "- [seed=0, 5]\n",
+}
+
+
+@pytest.mark.parametrize("text", NOT_JOB_LISTS.values(), ids=NOT_JOB_LISTS.keys())
+def test_a_jobs_file_that_is_not_a_list_of_jobs_is_refused_by_the_sweeper_alone(tmp_path, text):
+    """The sweeper refuses it in one line naming the key and the file, before any job runs
+    (not a YAML traceback, not overrides split into characters); the progress line counts
+    nothing rather than a wrong total."""
     listed = tmp_path / "jobs.yaml"
     if text is not None:
         listed.write_text(text)
     assert planned_jobs(_multirun_config([f"sweep.jobs={listed}"])) is None
+    overrides = OverridesParser.create().parse_overrides([f"sweep.jobs={listed}"])
+    with pytest.raises(CompactHydraException) as refused:  # one line, no traceback
+        _sweeper().split_arguments(overrides, None)
+    message = str(refused.value)
+    assert message.startswith("sweep.jobs must") and message.endswith(f"sweep.jobs={listed}")
+    assert "\n" not in message
+
+
+def test_the_sweeper_runs_each_listed_job_with_the_command_lines_overrides(tmp_path):
+    listed = tmp_path / "jobs.yaml"
+    listed.write_text(yaml.safe_dump([["seed=0"], ["seed=1", "approach=poisson"]]))
+    common = [f"sweep.jobs={listed}", "dataset=count"]
+    overrides = OverridesParser.create().parse_overrides(common)
+    batches = _sweeper().split_arguments(overrides, None)
+    assert batches == [[["seed=0", *common], ["seed=1", "approach=poisson", *common]]]

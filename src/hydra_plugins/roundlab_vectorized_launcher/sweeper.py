@@ -23,15 +23,15 @@ import gc
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.types import Override
-from hydra.errors import HydraException
+from hydra.errors import CompactHydraException
 
-from roundlab.sweep import queue
+from roundlab.errors import ConfigError
+from roundlab.sweep import job_list, queue
 from roundlab.sweep.queue import Worker
 
-JOBS_KEY = "sweep.jobs"
+JOBS_KEY = job_list.KEY
 # A worker's collector thresholds (Python's: 700, 10, 10). Its job configs and traced graphs are
 # hundreds of thousands of small objects, and at the default thresholds the collector walked
 # them all about 35 times per worker and stage (gc.callbacks measured 6-7 s of its CPU); Keras'
@@ -78,14 +78,12 @@ class RoundlabSweeper(BasicSweeper):
         if not listed or listed[-1].value() is None:
             return BasicSweeper.split_arguments(overrides, max_batch_size)
         self._refuse_sweeping(overrides, JOBS_KEY)
-        file = Path(str(listed[-1].value()))
-        if not file.is_file():
-            raise HydraException(
-                f"{JOBS_KEY} must name a YAML file listing the jobs. Received: {JOBS_KEY}={file}"
-            )
-        jobs = yaml.safe_load(file.read_text()) or []
+        try:
+            jobs = job_list.read(Path(str(listed[-1].value())))
+        except ConfigError as err:
+            raise CompactHydraException(str(err)) from None
         common = [o.input_line for o in overrides]
-        batch = [[*map(str, job), *common] for job in jobs]
+        batch = [[*job, *common] for job in jobs]
         if max_batch_size is None:
             return [batch]
         return [batch[i : i + max_batch_size] for i in range(0, len(batch), max_batch_size)]
@@ -94,7 +92,7 @@ class RoundlabSweeper(BasicSweeper):
     def _refuse_sweeping(overrides: list[Override], key: str) -> None:
         swept = [o.input_line for o in overrides if o.is_sweep_override()]
         if swept:
-            raise HydraException(
+            raise CompactHydraException(
                 f"{key} lists every job: the command line must not sweep as well. Received: {swept}"
             )
 

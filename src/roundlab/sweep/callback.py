@@ -21,14 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from roundlab.errors import TrackingUnreachable
+from roundlab.errors import ConfigError, TrackingUnreachable
 from roundlab.run.status import STATUS_FILE, finished_records, job_statuses
+from roundlab.sweep import job_list
 from roundlab.sweep.housekeeping import reused_jobs
 from roundlab.sweep.progress import QUIET_ENV, Progress, tally
 from roundlab.tracking import parents, server, stale_runs, store
@@ -41,13 +41,12 @@ def planned_jobs(config: DictConfig) -> int | None:
     experiment's grid) and the task overrides after them, a key of both taking the task's
     value, as the sweeper does (the product of the sweep values); None when they do not parse
     as such. With ``sweep.jobs=<file>`` the sweeper runs the jobs the file lists instead."""
-    listed = OmegaConf.select(config, "sweep.jobs", default=None)
+    listed = OmegaConf.select(config, job_list.KEY, default=None)
     if listed is not None:
         try:
-            jobs = yaml.safe_load(Path(str(listed)).read_text(encoding="utf-8")) or []
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):  # the sweeper says what is wrong
+            return len(job_list.read(Path(str(listed))))
+        except ConfigError:  # the sweeper refuses it with this message, before any job runs
             return None
-        return len(jobs) if isinstance(jobs, list) else None
     params = OmegaConf.select(config, "hydra.sweeper.params") or {}
     arguments = [f"{k}={v}" for k, v in params.items()] + list(config.hydra.overrides.task)
     try:
