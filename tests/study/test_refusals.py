@@ -138,3 +138,20 @@ def test_an_out_holding_results_is_refused_without_resume(tmp_path, capsys):
     assert err.count("\n") == 1
     assert "--resume" in err and "another --out" in err and str(out) in err
     assert not (out / "params.yaml").exists()
+
+
+def test_an_unreachable_tracking_server_stops_the_study_with_its_own_switch_as_advice(
+    tmp_path, capsys
+):
+    """--tracking names a server that does not answer: the sweep stops before any multirun and
+    the advice is the study's --tracking none, not a profile's settings the study never shows;
+    a rerun without --resume is accepted, since no result was written."""
+    data = _write(tmp_path, GOOD)
+    out = tmp_path / "study"
+    dead = "http://127.0.0.1:9"  # the discard port: nothing listens there
+    code = main([str(data), "--label", "y", "--out", str(out), "--tracking", dead])
+    (line,) = [x for x in capsys.readouterr().err.splitlines() if x.startswith("tracking error")]
+    assert code == 1
+    assert line.startswith(f"tracking error: MLflow tracking server {dead} is not reachable")
+    assert line.endswith("; start it, or run the study untracked with --tracking none")
+    assert not list(out.rglob("seed=*.json")) and not (out / "multirun").exists()

@@ -35,6 +35,7 @@ from roundlab.study import budgets, directory
 from roundlab.study.inputs import StudyInput, check, parse_features
 
 NO_TRACKING = "none"
+UNTRACKED_ADVICE = f"start it, or run the study untracked with --tracking {NO_TRACKING}"
 REFUSED = 2
 
 
@@ -145,7 +146,11 @@ def _run(name: str, out: Path) -> int:
     from roundlab.study.answer import lines, recommended
     from roundlab.sweep.cli import main as sweep
 
-    for step in (lambda: generate([name]), lambda: sweep([]), lambda: report([])):
+    for step in (
+        lambda: generate([name]),
+        lambda: sweep([], tracking_advice=UNTRACKED_ADVICE),
+        lambda: report([]),
+    ):
         code = step()
         if code:
             return code

@@ -84,7 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, tracking_advice: str = SWEEP_TRACKING_ADVICE) -> int:
+    """The sweep's command; ``tracking_advice`` says how to sweep untracked where the caller
+    (the study) has its own switch for it."""
     args = _parser().parse_args(argv)
     root = paths.project_root()
     params_file = args.params or root / "params.yaml"
@@ -148,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except TrackingUnreachable as err:
         if isinstance(err, server.Unreachable):
-            err = err.advising(SWEEP_TRACKING_ADVICE)
+            err = err.advising(tracking_advice)
         print(f"tracking error: {err}", file=sys.stderr)
         return 1
     except RuntimeError as err:
