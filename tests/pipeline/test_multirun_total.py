@@ -67,15 +67,16 @@ NOT_JOB_LISTS = {
     "numbers": "- 1\n",
     "empty jobs": "- null\n",
     "overrides, not jobs": "- seed=0\n- seed=1\n",
-    "a number among overrides": "- [seed=0, 5]\n",
+    "a number among overrides": "- [seed=0, lr=0.01, approach=poisson, dataset=count, 5]\n",
 }
 
 
 @pytest.mark.parametrize("text", NOT_JOB_LISTS.values(), ids=NOT_JOB_LISTS.keys())
 def test_a_jobs_file_that_is_not_a_list_of_jobs_is_refused_by_the_sweeper_alone(tmp_path, text):
-    """The sweeper refuses it in one line naming the key and the file, before any job runs
-    (not a YAML traceback, not overrides split into characters); the progress line counts
-    nothing rather than a wrong total."""
+    """The sweeper refuses it before any job runs with a message of one line naming the key,
+    the file and the entry, which Hydra prints as a compact error (the message and its
+    HYDRA_FULL_ERROR hint, no traceback), not overrides split into characters; the progress
+    line counts nothing rather than a wrong total."""
     listed = tmp_path / "jobs.yaml"
     if text is not None:
         listed.write_text(text)
@@ -85,6 +86,8 @@ def test_a_jobs_file_that_is_not_a_list_of_jobs_is_refused_by_the_sweeper_alone(
         _sweeper().split_arguments(overrides, None)
     message = str(refused.value)
     assert message.startswith("sweep.jobs must") and message.endswith(f"sweep.jobs={listed}")
+    if text and text.startswith("- [seed=0"):
+        assert "job 1 holds 5, not an override" in message
     assert "\n" not in message
 
 

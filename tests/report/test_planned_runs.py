@@ -171,9 +171,10 @@ NOT_RECORDS = {
     "numbers in planned": RECORD + "planned: [1, 2]\n",
     "a path outside": RECORD + "planned: [/etc/passwd]\n",
     "a path up": RECORD + "planned: [../../x.json]\n",
+    "a Windows path": RECORD + "planned: ['..\\\\x.json']\n",
     "a word for jobs": RECORD + "jobs: x\nplanned: []\n",
-    "no jobs": RECORD + "jobs: null\nplanned: []\n",
-    "no processes": RECORD + "processes: 0\nplanned: []\n",
+    "jobs null": RECORD + "jobs: null\nplanned: []\n",
+    "processes 0": RECORD + "processes: 0\nplanned: []\n",
 }
 
 
@@ -190,6 +191,21 @@ def test_a_record_that_is_not_one_is_a_config_error_line_naming_it(project, caps
     assert err.startswith(f"config error: {record} is not")
     assert "remove it" in err and "--profile NAME" in err and err.count("\n") == 1
     assert not (project / "reports").exists()
+
+
+def test_the_error_names_the_value_however_long(project, capsys):
+    """A hand-edited absolute path, the likeliest edit, is named in the message, not only its
+    type; one too long for a line is cut in the middle."""
+    directory = write_runs(project / "results", synthetic_runs())
+    outside = f"/home/someone/projects/roundlab/results/{KEPT}"
+    (directory / "count" / "_sweep.yaml").write_text(RECORD + f"planned: [{outside}]\n")
+    assert _report(project, directory) == 2
+    err = capsys.readouterr().err
+    assert f"its planned holds '{outside}', not a result file's path inside results/" in err
+    (directory / "count" / "_sweep.yaml").write_text(RECORD + f"planned: [/{'x' * 400}.json]\n")
+    assert _report(project, directory) == 2
+    err = capsys.readouterr().err
+    assert "'/xxx" in err and "...xxx" in err and "x.json'" in err and len(err) < 700
 
 
 def test_a_record_that_cannot_be_read_is_a_config_error_line_naming_it(

@@ -7,8 +7,9 @@ followed by the overrides its command line adds (the profile's, ``results_dir``,
 launcher would. A job whose result file a multirun would keep
 (:func:`roundlab.sweep.resume.kept`: the same fingerprint, FINISHED or failed for a
 deterministic reason, its model whole) is set aside. What is left goes to the multiruns, each
-now listing exactly its jobs (``sweep.jobs``): a family with nothing left starts no process, and
-a sweep whose every job is reused starts none.
+now listing exactly its jobs (:class:`~roundlab.sweep.plan.Multirun`'s ``jobs``, which the workers
+take from the sweep's queue): a family with nothing left is queued for no worker, and a sweep
+whose every job is reused starts none.
 
 Jobs that differ only in a member's own values (seed, learning rate, the activation's
 parameter: :func:`roundlab.sweep.jobs.member_values`, as the launcher derives them) share one

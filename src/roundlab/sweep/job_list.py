@@ -34,8 +34,11 @@ def read(file: Path) -> list[list[str]]:
     if not isinstance(listed, list):
         raise _not_a_list(file, f"it holds a {type(listed).__name__}")
     for number, job in enumerate(listed, start=1):
-        if not isinstance(job, list) or not all(_override(o) for o in job):
-            raise _not_a_list(file, f"job {number} is {_shown(job)}")
+        if not isinstance(job, list):
+            raise _not_a_list(file, f"job {number} is {job!r}, not a list")
+        for entry in job:
+            if not _override(entry):
+                raise _not_a_list(file, f"job {number} holds {entry!r}, not an override")
     return listed
 
 
@@ -48,8 +51,3 @@ def _not_a_list(file: Path, problem: str) -> ConfigError:
         f"{KEY} must list the jobs, each a list of overrides such as [seed=0, lr=0.01]: "
         f"{problem}. Received: {KEY}={file}"
     )
-
-
-def _shown(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else f"a {type(value).__name__}"

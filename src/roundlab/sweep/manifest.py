@@ -158,20 +158,23 @@ def _problem(record: Any, dataset: str | None) -> str | None:
 
 
 def _inside(entry: str) -> bool:
+    """A relative POSIX path below results/, as the sweep writes them (a backslash or a drive
+    would name another file on another system)."""
     path = PurePosixPath(entry)
-    return bool(entry) and not path.is_absolute() and ".." not in path.parts
+    return bool(entry) and "\\" not in entry and not path.is_absolute() and ".." not in path.parts
 
 
 def _shown(value: Any) -> str:
+    """``value`` as the message names it: its text, cut short in the middle when long."""
     if value is None or isinstance(value, (dict, list)) and not value:
         return "nothing" if value is None else f"an empty {type(value).__name__}"
     shown = repr(value)
-    return shown if len(shown) <= 40 else f"a {type(value).__name__}"
+    return shown if len(shown) <= 160 else f"{shown[:78]}...{shown[-78:]}"
 
 
 _AGAIN = (
-    "remove it: the dataset's next sweep writes it again, and the report recomputes the plan "
-    "(of params.yaml's profile in the project's results/; elsewhere, of --profile NAME)"
+    "remove it: the next sweep writes the record anew, and the report recomputes the plan "
+    "meanwhile (of params.yaml's profile in the project's results/; elsewhere, of --profile NAME)"
 )
 
 
