@@ -1,9 +1,10 @@
-"""``python -m roundlab.sweep --profile NAME`` (another profile than params.yaml's) does not
-sweep into the project's results/, however it is named, while a dataset's directory there holds
-result files its record does not give to that profile: the sweep keeps its results directory to
-its own plan, so it would remove them. It says how to sweep elsewhere and removes nothing;
-params.yaml's own profile, results recorded as that profile's, another directory and a dry run
-go ahead. The sweep itself is replaced by a recorder: what matters is whether it starts."""
+"""``python -m roundlab.sweep --profile NAME`` (another profile than params.yaml's, also when
+``--params FILE`` names it) does not sweep into the project's results/, however it is named,
+while a dataset's directory there holds result files its record does not give to that profile:
+the sweep keeps its results directory to its own plan, so it would remove them. It says how to
+sweep elsewhere and removes nothing; params.yaml's own profile, results recorded as that
+profile's, another directory and a dry run go ahead. The sweep itself is replaced by a recorder:
+what matters is whether it starts."""
 
 from __future__ import annotations
 
@@ -40,11 +41,11 @@ def _files(root):
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
 
-def _refused(root, started, capsys, argv):
+def _refused(root, started, capsys, argv, given="--profile=q"):
     before = _files(root)
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.rstrip().endswith("Received: --profile=q")
+    assert err.count("\n") == 1 and err.rstrip().endswith(f"Received: {given}")
     assert "--results DIR" in err and not started
     assert _files(root) == before
     return err
@@ -74,6 +75,19 @@ def test_a_dataset_the_profile_does_not_train_is_refused_too(project, capsys):
     held.parent.mkdir(parents=True)
     held.write_text("{}")
     _refused(root, started, capsys, ["--profile", "q", "--dataset", "affine"])
+
+
+def test_another_params_file_naming_another_profile_is_refused_too(project, capsys):
+    """``--params FILE`` whose profile is not params.yaml's would replace the pipeline's runs as
+    ``--profile`` would; a params file naming params.yaml's own profile goes ahead."""
+    root, started = project
+    other = root / "other.yaml"
+    other.write_text("profile: q\ndatasets:\n  count: {}\n")
+    err = _refused(root, started, capsys, ["--params", str(other)], given=f"--params={other}")
+    assert "holds result files of other runs (1 of profile p)" in err
+    other.write_text("profile: p\ndatasets:\n  count: {}\n  affine: {}\n")
+    assert cli.main(["--params", str(other)]) == 0
+    assert started == [root / "results"]
 
 
 def test_params_yamls_own_profile_goes_ahead(project):

@@ -103,9 +103,10 @@ def main(argv: list[str] | None = None, tracking_advice: str = SWEEP_TRACKING_AD
         return 2
     results_dir = args.results or paths.results_dir()
     sweep_root = args.sweep_dir or root / "multirun" / (args.dataset or "")
-    if args.profile and not args.dry_run:
+    if (args.profile or args.params) and not args.dry_run:
+        given = f"--profile={args.profile}" if args.profile else f"--params={args.params}"
         try:
-            _check_not_replacing(profile, params_file, results_dir, args.dataset)
+            _check_not_replacing(profile, root / "params.yaml", results_dir, args.dataset, given)
         except ConfigError as err:
             print(f"config error: {err}", file=sys.stderr)
             return 2
@@ -180,14 +181,20 @@ def _check_dataset(name: str, params_file: Path) -> None:
 
 
 def _check_not_replacing(
-    profile: Profile, params_file: Path, results_dir: Path, dataset: str | None
+    profile: Profile, params_file: Path, results_dir: Path, dataset: str | None, given: str
 ) -> None:
-    """``--profile NAME``, other than params.yaml's, into the project's results/ (however it is
-    named) while a dataset's directory there holds result files that its ``_sweep.yaml`` does
-    not give to that profile: refused, since the sweep keeps results/ to its own plan and would
-    remove them (the pipeline's, which ``dvc repro`` would then train again). A directory whose
-    record is gone counts as another profile's: nothing says whose its runs are."""
-    active = (yaml.safe_load(params_file.read_text()) or {}).get("profile")
+    """A profile other than the project's params.yaml's (``given`` on the command line:
+    ``--profile NAME``, or ``--params FILE`` naming another) into the project's results/
+    (however it is named) while a dataset's directory there holds result files that its
+    ``_sweep.yaml`` does not give to that profile: refused, since the sweep keeps results/ to its
+    own plan and would remove them (the pipeline's, which ``dvc repro`` would then train again).
+    A directory whose record is gone counts as another profile's: nothing says whose its runs
+    are."""
+    active = (
+        (yaml.safe_load(params_file.read_text()) or {}).get("profile")
+        if params_file.is_file()
+        else None
+    )
     own = results_dir.resolve() == paths.results_dir().resolve()
     if profile.name == active or not own or not results_dir.is_dir():
         return
@@ -203,11 +210,11 @@ def _check_not_replacing(
     if held:
         what = "; ".join(f"{n} {owner}" for owner, n in held.items())
         raise ConfigError(
-            f"{results_dir} holds result files of other runs ({what}): --profile "
+            f"{results_dir} holds result files of other runs ({what}): profile "
             f"{profile.name} would remove those it does not plan. Sweep it into a directory of "
             f"its own with --results DIR (and python -m roundlab.report --results DIR --out "
             f"DIR/report), or switch params.yaml's profile (dvc exp run -S "
-            f"profile={profile.name}) to replace them. Received: --profile={profile.name}"
+            f"profile={profile.name}) to replace them. Received: {given}"
         )
 
 
