@@ -67,7 +67,12 @@ def test_2x2_sweep_survives_hard_round_and_nests_four_runs_under_one_parent(tmp_
     assert len(children) == 4
     assert sorted(c.info.status for c in children) == ["FAILED", "FAILED", "FINISHED", "FINISHED"]
     assert parent.info.status == "FINISHED"
-    assert parent.data.metrics == {"jobs_finished": 2.0, "jobs_failed": 2.0, "jobs_killed": 0.0}
+    assert parent.data.metrics == {
+        "jobs_finished": 2.0,
+        "jobs_failed": 0.0,
+        "jobs_killed": 0.0,
+        "jobs_expected_failures": 2.0,
+    }
     ids = {r.mlflow_run_id for rs in by_status.values() for r in rs}
     assert ids == {c.info.run_id for c in children}
 
@@ -125,7 +130,12 @@ def test_vectorized_sweep_records_every_member_as_its_own_job(tmp_path, tiny):
     assert sorted(statuses) == ["FAILED", "FAILED", "FINISHED", "FINISHED", "FINISHED", "FINISHED"]
     parent, children = _parent_and_children(client)
     assert len(children) == 6
-    assert parent.data.metrics == {"jobs_finished": 4.0, "jobs_failed": 2.0, "jobs_killed": 0.0}
+    assert parent.data.metrics == {
+        "jobs_finished": 4.0,
+        "jobs_failed": 0.0,
+        "jobs_killed": 0.0,
+        "jobs_expected_failures": 2.0,
+    }
     tags = {c.info.run_id: c.data.tags for c in children}
     for r in soft:
         assert tags[r.mlflow_run_id]["roundlab.engine"] == "vectorized"

@@ -39,7 +39,12 @@ def test_the_next_sweep_marks_a_killed_sweeps_runs_killed_and_counts_only_its_ow
     ]
     [parent] = parents
     assert parent.info.run_id not in {r.info.run_id for r in left}
-    assert parent.data.metrics == {"jobs_finished": 2.0, "jobs_failed": 0.0, "jobs_killed": 0.0}
+    assert parent.data.metrics == {
+        "jobs_finished": 2.0,
+        "jobs_failed": 0.0,
+        "jobs_killed": 0.0,
+        "jobs_expected_failures": 0.0,
+    }
 
 
 def test_a_running_run_of_a_live_process_in_another_directory_is_left_alone(tmp_path):

@@ -30,9 +30,8 @@ from typing import Any
 
 from roundlab import activations, approaches, paths
 from roundlab.results import flatten
-from roundlab.tracking.store import PROFILE_ENV, _now_ms
+from roundlab.tracking.store import ERROR_TAG, PROFILE_ENV, _now_ms
 
-ERROR_TAG = "roundlab.error"
 MAX_PARAM = 6000  # MLflow's limit on a param value
 MAX_TAG = 8000
 GIT_COMMIT_TAG = "mlflow.source.git.commit"

@@ -21,16 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.paths import atomic_write
+from roundlab.results import NEGATIVE_CONTROLS, NO_GRADIENT
 from roundlab.tracking import writer
-from roundlab.tracking.store import _now_ms, client, experiment_id, owner
+from roundlab.tracking.store import ERROR_TAG, _now_ms, client, experiment_id, owner
 
 ROLE_TAG = "roundlab.role"
 SWEEP_TAG = "roundlab.sweep_dir"
 SWEEP_ID_TAG = "roundlab.sweep_id"
 LOCK_NAME = ".roundlab-mlflow.lock"
 SWEEP_ID_FILE = ".roundlab-sweep.json"
-# A sweep's parents count their children by status.
+# A sweep's parents count their children by status, and the failures the design expects (the
+# negative control's, roundlab.results.expected_failure) apart from the failed, as the sweep's
+# summary line and the report do: a healthy sweep's parent shows jobs_failed 0.
 JOB_COUNTS = {"FINISHED": "jobs_finished", "FAILED": "jobs_failed", "KILLED": "jobs_killed"}
+EXPECTED_COUNT = "jobs_expected_failures"
 
 
 @contextmanager
@@ -124,9 +128,19 @@ def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") ->
         children = mlflow_client.search_runs(
             [parent.info.experiment_id], f"tags.`mlflow.parentRunId` = '{run_id}'"
         )
-        counts = dict.fromkeys(JOB_COUNTS.values(), 0)
+        counts = dict.fromkeys([*JOB_COUNTS.values(), EXPECTED_COUNT], 0)
         for child in children:
-            counts[JOB_COUNTS.get(child.info.status, "jobs_failed")] += 1
+            counts[_count_of(child)] += 1
         now = _now_ms()
         mlflow_client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in counts.items()])
         mlflow_client.set_terminated(run_id, status)
+
+
+def _count_of(child: Any) -> str:
+    """The parent's count a child run adds to: by its status, an expected failure apart."""
+    expected = (
+        child.info.status == "FAILED"
+        and child.data.params.get("activation.name") in NEGATIVE_CONTROLS
+        and child.data.tags.get(ERROR_TAG, "").startswith(NO_GRADIENT)
+    )
+    return EXPECTED_COUNT if expected else JOB_COUNTS.get(child.info.status, "jobs_failed")

@@ -32,6 +32,8 @@ from roundlab import paths
 
 # Set by the sweep stage for its multiruns: the profile the runs belong to (a tag of each run).
 PROFILE_ENV = "ROUNDLAB_PROFILE"
+# Why a run ended FAILED (or KILLED): its error, as the result file holds it.
+ERROR_TAG = "roundlab.error"
 HOST_TAG = "roundlab.host"
 PID_TAG = "roundlab.pid"
 ROOT_ENV = "ROUNDLAB_ROOT"
