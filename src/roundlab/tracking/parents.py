@@ -23,7 +23,14 @@ from typing import Any
 from roundlab.paths import atomic_write
 from roundlab.results import NEGATIVE_CONTROLS, NO_GRADIENT
 from roundlab.tracking import writer
-from roundlab.tracking.store import ERROR_TAG, _now_ms, client, experiment_id, owner
+from roundlab.tracking.store import (
+    ERROR_TAG,
+    _now_ms,
+    client,
+    every_run,
+    experiment_id,
+    owner,
+)
 
 ROLE_TAG = "roundlab.role"
 SWEEP_TAG = "roundlab.sweep_dir"
@@ -125,8 +132,8 @@ def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") ->
     found = _sweep_filter(sweep_dir, sweep_identity(sweep_dir)[SWEEP_ID_TAG])
     for parent in mlflow_client.search_runs(exp_ids, found):
         run_id = parent.info.run_id
-        children = mlflow_client.search_runs(
-            [parent.info.experiment_id], f"tags.`mlflow.parentRunId` = '{run_id}'"
+        children = every_run(
+            mlflow_client, [parent.info.experiment_id], f"tags.`mlflow.parentRunId` = '{run_id}'"
         )
         counts = dict.fromkeys([*JOB_COUNTS.values(), EXPECTED_COUNT], 0)
         for child in children:

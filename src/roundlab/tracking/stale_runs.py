@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from roundlab.tracking.parents import SWEEP_ID_TAG, SWEEP_TAG
-from roundlab.tracking.store import HOST_TAG, PID_TAG
+from roundlab.tracking.store import HOST_TAG, PID_TAG, every_run
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +73,4 @@ def alive(pid: int) -> bool:
 
 def _running(mlflow_client: Any) -> Iterator[Any]:
     exp_ids = [e.experiment_id for e in mlflow_client.search_experiments()]
-    token = None
-    while exp_ids:
-        page = mlflow_client.search_runs(
-            exp_ids, "attributes.status = 'RUNNING'", max_results=1000, page_token=token
-        )
-        yield from page
-        token = page.token
-        if not token:
-            return
+    return every_run(mlflow_client, exp_ids, "attributes.status = 'RUNNING'")

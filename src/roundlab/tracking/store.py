@@ -25,6 +25,7 @@ import socket
 import sqlite3
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -268,3 +269,17 @@ def owner() -> dict[str, str]:
 
 def _now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def every_run(
+    mlflow_client: Any, exp_ids: list[str], found: str, page_size: int = 1000
+) -> Iterator[Any]:
+    """Every run of ``exp_ids`` that the filter ``found`` matches, ``page_size`` at a time: one
+    call of ``search_runs`` returns at most 1000, fewer than one dataset's runs in ``full``."""
+    token = None
+    while exp_ids:
+        page = mlflow_client.search_runs(exp_ids, found, max_results=page_size, page_token=token)
+        yield from page
+        token = page.token
+        if not token:
+            return
