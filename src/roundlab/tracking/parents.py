@@ -18,10 +18,11 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from roundlab.paths import atomic_write
-from roundlab.results import NEGATIVE_CONTROLS, NO_GRADIENT
+from roundlab.results import expected_failure
 from roundlab.tracking import writer
 from roundlab.tracking.store import (
     ERROR_TAG,
@@ -144,10 +145,13 @@ def close_parents(uri: str | None, sweep_dir: Path, status: str = "FINISHED") ->
 
 
 def _count_of(child: Any) -> str:
-    """The parent's count a child run adds to: by its status, an expected failure apart."""
-    expected = (
-        child.info.status == "FAILED"
-        and child.data.params.get("activation.name") in NEGATIVE_CONTROLS
-        and child.data.tags.get(ERROR_TAG, "").startswith(NO_GRADIENT)
+    """The parent's count a child run adds to: by its status, an expected failure apart, by
+    :func:`roundlab.results.expected_failure` on the fields of its result the run holds."""
+    result = SimpleNamespace(
+        status=child.info.status,
+        activation=child.data.params.get("activation.name"),
+        error=child.data.tags.get(ERROR_TAG),
     )
-    return EXPECTED_COUNT if expected else JOB_COUNTS.get(child.info.status, "jobs_failed")
+    return (
+        EXPECTED_COUNT if expected_failure(result) else JOB_COUNTS.get(result.status, "jobs_failed")
+    )
