@@ -90,3 +90,21 @@ def test_workers_take_the_deepest_round_first_and_leave_other_files(tmp_path):
         ("000-0001-b.yaml", []),
     ]
     assert (tmp_path / queue.PENDING / "notes.yaml").is_file()
+
+
+def test_reference_fits_are_queued_before_costlier_families(tmp_path):
+    """A reference fit's cost is the least predictable and it never splits into stacked groups,
+    so a round queues it first, whatever its estimate: taken last, it kept one worker fitting
+    while the other had nothing left."""
+    references = Multirun(
+        "references",
+        ("approach=ordered_logit,glm_poisson",),
+        tuple(RunKey("affine", a, seed=0) for a in ("ordered_logit", "glm_poisson")),
+    )
+    assert references.once and workers.cost(references) < workers.cost(_ordinal())
+    ordinal, plain = _ordinal(0), _regression(0)
+    for n in (1, 2):
+        tasks = workers.tasks([plain, ordinal, references], tmp_path, workers=n)
+        assert tasks[0].families == (references.family,)
+        assert [t.families[0] for t in tasks[1:]][-1] == plain.family  # then the costliest first
+    assert [job[0] for job in tasks[0].jobs] == ["approach=ordered_logit", "approach=glm_poisson"]

@@ -18,7 +18,11 @@ A family costs the sum of its runs' :data:`RUN_COST` (about seconds per run rela
 rounding activation's, from the result files' ``duration_s`` of the default profile's sweep,
 averaged over its four datasets): classification and ordinal cost more than the rounding
 activations, the negative control fails before training, and a reference fit (statsmodels,
-LightGBM) costs a few runs.
+LightGBM) costs a few runs. The reference fits are queued before the rest all the same: their
+cost is the least predictable (the ordered logit took 0.2 s on count and 9 s on digit_sum's
+many classes, LightGBM 0.3 s to 1.9 s a run) and they train one at a time, never in a stacked
+group that could be split, so taken last they left one worker fitting for up to 10 s while the
+other had nothing left (digit_sum's sweep stage, 2 workers).
 """
 
 from __future__ import annotations
@@ -69,10 +73,11 @@ def _run_cost(run: RunKey) -> float:
 def tasks(
     multiruns: list[Multirun], queue_dir: Path, together: bool = False, workers: int = 1
 ) -> list[Task]:
-    """The tasks of one round's ``multiruns`` (each with jobs left), the costliest first: one
-    per family, but a family costing more than a ``workers``-th of the round's half (the last
-    round's ordinal extensions, say) becomes a task per stacked group (:func:`_by_group`), so
-    that it does not keep one worker busy while the others have nothing left; ``together``:
+    """The tasks of one round's ``multiruns`` (each with jobs left), the reference fits first,
+    then the costliest first: one per family, but a family costing more than a ``workers``-th
+    of the round's half (the last round's ordinal extensions, say) becomes a task per stacked
+    group (:func:`_by_group`), so that it does not keep one worker busy while the others have
+    nothing left; ``together``:
     one task for them all (a cluster launcher submits a batch's stacked groups at once, so one
     worker submits the whole round). A rate-extension family the sweep could not list job by
     job keeps its cross product and its allow-list (``sweep.only``, written under
@@ -85,12 +90,12 @@ def tasks(
             allow = queue_dir / ALLOW_LISTS / f"{m.family.replace('/', '_')}.yaml"
             paths.atomic_write(allow, extend.allow_list(m))
             jobs = [(*job, f"sweep.only={allow}") for job in jobs]
-            units.append((cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
+            units.append((m.once, cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
         elif workers > 1 and not together and cost(m) > share:
-            units += [(cost(m) * g.runs / len(jobs), g) for g in _by_group(m.family, jobs)]
+            units += [(m.once, cost(m) * g.runs / len(jobs), g) for g in _by_group(m.family, jobs)]
         else:
-            units.append((cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
-    out = [task for _, task in sorted(units, key=lambda unit: unit[0], reverse=True)]
+            units.append((m.once, cost(m), Task((m.family,), tuple(jobs), len(m.runs))))
+    out = [task for *_, task in sorted(units, key=lambda unit: unit[:2], reverse=True)]
     if together and out:
         families = tuple(f for task in out for f in task.families)
         jobs_ = tuple(job for task in out for job in task.jobs)
