@@ -1,8 +1,9 @@
 """A sweep's worker starts without full garbage collections: the collector's generation 2 is
 never walked between the interpreter's start and the freeze before its first task
 (roundlab/train.py, hydra_plugins/roundlab_vectorized_launcher/sweeper.py), the young
-generations are, and afterwards the worker runs with its own thresholds. Watched from inside
-real processes through a ``sitecustomize`` that logs the collector's callbacks."""
+generations are, and afterwards the worker runs with its own thresholds. It imports Keras
+without scikit-learn and pyplot, which stay importable. Watched from inside real processes
+through a ``sitecustomize`` that logs the collector's callbacks and the imported modules."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from roundlab.sweep import queue
 pytestmark = pytest.mark.slow
 
 WATCH = """
-import atexit, gc, json, os
+import atexit, gc, importlib.util, json, os, sys
 
 seen = {"before_freeze": [0, 0, 0], "after_freeze": [0, 0, 0], "frozen": False}
 
@@ -37,10 +38,15 @@ def _freezing():
 gc.callbacks.append(_count)
 gc.freeze = _freezing
 
+NAMES = ("keras", "sklearn", "matplotlib")
+
 @atexit.register
 def _write():
     seen["threshold"] = gc.get_threshold()
     seen["freeze_count"] = gc.get_freeze_count()
+    # what the process imported, and whether Keras' optional packages can still be imported
+    seen["imported"] = {n: sys.modules.get(n) is not None for n in NAMES}
+    seen["importable"] = {n: importlib.util.find_spec(n) is not None for n in NAMES}
     with open(os.environ["GC_WATCH_FILE"], "w") as out:
         json.dump(seen, out)
 """
@@ -83,6 +89,9 @@ def test_a_worker_makes_no_full_collection_before_its_first_task(tmp_path):
     assert seen["before_freeze"][0] > 100  # its young garbage was collected all along
     assert tuple(seen["threshold"]) == WORKER_GC_THRESHOLDS
     assert seen["freeze_count"] > 100_000  # TensorFlow's, Keras' and MLflow's objects
+    # Keras was imported without its optional scikit-learn and pyplot, which import as usual
+    assert seen["imported"] == {"keras": True, "sklearn": False, "matplotlib": False}
+    assert seen["importable"] == {"keras": True, "sklearn": True, "matplotlib": True}
 
 
 @pytest.mark.parametrize(
@@ -95,3 +104,4 @@ def test_any_other_run_of_the_command_keeps_the_collector_as_it_is(tmp_path, arg
     assert not seen["frozen"]
     assert seen["before_freeze"][2] > 0  # importing TensorFlow sets off full collections
     assert tuple(seen["threshold"]) == (700, 10, 10)
+    assert seen["imported"] == {"keras": True, "sklearn": True, "matplotlib": True}
