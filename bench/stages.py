@@ -10,7 +10,12 @@ runs (``_sweep_log.yaml``), the CPU time of its whole process tree (user + syste
 moved by other people's work on a shared machine than the wall time) and the peak resident set
 of its largest process (the sweep or one of its workers).
 
-    python bench/stages.py [--datasets affine count] [--json PATH]
+``--profile NAME`` times another profile than params.yaml's, from profiles.yaml or from the
+files given with ``--profiles``: bench/profiles.yaml's ``workload_613bb97`` is the default
+profile's work at the commit issue 22's baseline was measured on, run by this code.
+
+    python bench/stages.py [--datasets affine count] [--profile NAME [--profiles FILE ...]]
+                           [--json PATH]
 """
 
 from __future__ import annotations
@@ -64,11 +69,23 @@ def stage(root: Path, dataset: str) -> dict:
     }
 
 
+def configure(tmp: Path, profile: str | None, extra: list[Path]) -> list[str]:
+    """The tmp project's params.yaml, dvc.yaml and profiles.yaml: this checkout's, with the
+    profiles of ``extra`` added and ``profile`` made the active one; its datasets."""
+    shutil.copy(ROOT / "dvc.yaml", tmp / "dvc.yaml")
+    profiles = yaml.safe_load((ROOT / "profiles.yaml").read_text())
+    for path in extra:
+        profiles.update(yaml.safe_load(path.read_text()))
+    (tmp / "profiles.yaml").write_text(yaml.safe_dump(profiles, sort_keys=False))
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params["profile"] = profile or params["profile"]
+    (tmp / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return list(load_profile(tmp / "params.yaml").datasets)
+
+
 def project(tmp: Path, datasets: list[str]) -> Path:
-    """A tmp project with this checkout's params, profiles, inputs and the data of
-    ``datasets``: linked when the checkout has it, else generated."""
-    for name in ("params.yaml", "profiles.yaml", "dvc.yaml"):
-        shutil.copy(ROOT / name, tmp / name)
+    """``tmp`` with this checkout's inputs and the data of ``datasets``: linked when the
+    checkout has it, else generated."""
     if (ROOT / "inputs").exists():
         (tmp / "inputs").symlink_to(ROOT / "inputs")
     (tmp / "data").mkdir()
@@ -86,11 +103,16 @@ def project(tmp: Path, datasets: list[str]) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="*", help="default: the active profile's")
+    parser.add_argument("--profile", help="default: params.yaml's")
+    parser.add_argument(
+        "--profiles", nargs="*", type=Path, default=[], help="YAML files of more profiles"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    datasets = args.datasets or list(load_profile(ROOT / "params.yaml").datasets)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        profile_datasets = configure(Path(tmp), args.profile, args.profiles)
+        datasets = args.datasets or profile_datasets
         root = project(Path(tmp), datasets)
         for dataset in datasets:
             rows.append(stage(root, dataset))
