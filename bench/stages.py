@@ -12,7 +12,7 @@ of its largest process (the sweep or one of its workers).
 
 ``--profile NAME`` times another profile than params.yaml's, from profiles.yaml or from the
 files given with ``--profiles``: bench/profiles.yaml's ``workload_613bb97`` is the default
-profile's work at the commit issue 22's baseline was measured on, run by this code.
+profile's work at 613bb97, the sweep benchmarks' baseline (bench/README.md), run by this code.
 
     python bench/stages.py [--datasets affine count] [--profile NAME [--profiles FILE ...]]
                            [--json PATH]
