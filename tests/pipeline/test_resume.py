@@ -131,9 +131,11 @@ def test_sigterm_to_the_sweep_reaches_its_multiruns_which_record_their_runs_kill
     (root / "profiles.yaml").write_text(yaml.safe_dump(profiles))
     proc = _sweep(root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    jobs = [root / "multirun" / family / "0" for family in ("approaches", "activations")]
+    # each worker's first job: no task ends, so each of the two takes one
+    jobs = [root / "multirun" / worker / "0" for worker in ("worker-1", "worker-2")]
     while not all(j.is_dir() for j in jobs) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.1)
+    assert all(j.is_dir() for j in jobs), f"no job started in {jobs} (sweep exit {proc.poll()})"
     time.sleep(8)  # into training: past the TensorFlow import of the multirun
     sent = time.monotonic()
     proc.send_signal(signal.SIGTERM)
