@@ -187,7 +187,10 @@ def test_workers_that_exit_at_once_leave_every_run_and_log_line_written(tmp_path
             "SELECT r.status, count(*) FROM runs r WHERE EXISTS (SELECT 1 FROM tags t WHERE "
             "t.run_uuid = r.run_uuid AND t.key = 'mlflow.parentRunId') GROUP BY r.status"
         ).fetchall()
-    assert statuses == {"FINISHED": 2}  # each worker's parent, ended
+    # each worker that trained has its parent, ended; a worker that found the queue empty (the
+    # other took every task while it started) opened none
+    trained = [m for m in log["multiruns"] if m["runs"]]
+    assert trained and statuses == {"FINISHED": len(trained)}
     assert sum(n for _, n in children) == len(planned)
     assert {status for status, _ in children} <= {"FINISHED", "FAILED"}
 
