@@ -57,6 +57,10 @@ def test_resume_extensions_and_tally_read_a_file_once_until_it_is_written_again(
     document = json.loads(path.read_text())
     document["metrics"]["val"]["exact_match"] = 0.99  # edited in place, same size
     path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    # an edit comes later than the write: a coarse clock (NFS, kernels before 6.13) would
+    # otherwise give both the same mtime within this millisecond
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**6))
     for _ in range(2):
         with pytest.raises(results.UnreadableResult):
             result_reads.read(path)
