@@ -32,6 +32,7 @@ from pathlib import Path
 
 import yaml
 
+from roundlab.errors import ConfigError
 from roundlab.sweep.profile import load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,6 +77,12 @@ def configure(tmp: Path, profile: str | None, extra: list[Path]) -> list[str]:
     profiles = yaml.safe_load((ROOT / "profiles.yaml").read_text())
     for path in extra:
         profiles.update(yaml.safe_load(path.read_text()))
+    if profile is not None and profile not in profiles:
+        sources = ", ".join(["profiles.yaml", *map(str, extra)])
+        raise ConfigError(
+            f"--profile must name a profile of {sources} ({sorted(profiles)}). "
+            f"Received: {profile!r}"
+        )
     (tmp / "profiles.yaml").write_text(yaml.safe_dump(profiles, sort_keys=False))
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["profile"] = profile or params["profile"]
@@ -109,9 +116,15 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    for path in args.profiles:
+        if not path.is_file():
+            parser.error(f"--profiles: no such file. Received: {str(path)!r}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        profile_datasets = configure(Path(tmp), args.profile, args.profiles)
+        try:
+            profile_datasets = configure(Path(tmp), args.profile, args.profiles)
+        except ConfigError as error:  # an unknown or invalid profile, before anything runs
+            parser.error(str(error))
         datasets = args.datasets or profile_datasets
         root = project(Path(tmp), datasets)
         for dataset in datasets:
