@@ -1,13 +1,19 @@
 """The vectorised launcher composes one job per set of jobs that differ only in seed and the
 activation's parameter, and derives the others: they must equal what Hydra composes."""
 
+import copy
+from pathlib import Path
+
 import pytest
+from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from omegaconf import OmegaConf, open_dict
 
 from roundlab.run import config
-from roundlab.sweep.jobs import derive
+from roundlab.sweep.jobs import derive, job_configs
 from roundlab.sweep.jobs import member_values as _member_values
+from roundlab.sweep.member_job import without_hydra
+from roundlab.sweep.schedule import training_configs
 
 BASE = ["dataset=count", "approach=rounding", "activation=sigmoid_round", "trainer.epochs=3"]
 
@@ -174,3 +180,33 @@ def test_a_multiruns_later_batches_derive_from_what_its_first_composed():
         with open_dict(expected):
             expected.hydra.job.id = expected.hydra.job.num = idx
         assert OmegaConf.to_container(cfg) == OmegaConf.to_container(expected)
+
+
+def test_training_configs_resolve_each_job_as_under_hydras_own_set_config(tmp_path):
+    # hydra interpolations in a job's own keys, results_dir from the sweep's Hydra config
+    overrides = [
+        [
+            *BASE,
+            "hydra.mode=MULTIRUN",
+            f"hydra.sweep.dir={tmp_path / 'mr'}",
+            f"seed={seed}",
+            "tracking.experiment=job${hydra:job.num}-${hydra:runtime.choices.dataset}",
+        ]
+        for seed in (0, 1)
+    ]
+    jobs = job_configs(_composed, overrides)  # the second derived from the first
+    instance = HydraConfig.instance()
+    before = instance.cfg
+    expected = []
+    for job in copy.deepcopy(jobs):
+        instance.set_config(job)
+        expected.append(config.to_yaml(config.resolve(without_hydra(job))))
+    instance.cfg = before
+
+    resolved = training_configs(jobs)
+
+    assert [config.to_yaml(cfg) for cfg in resolved] == expected
+    assert [cfg.tracking.experiment for cfg in resolved] == ["job0-count", "job1-count"]
+    assert {Path(cfg.results_dir) for cfg in resolved} == {tmp_path / "mr" / "results"}
+    assert HydraConfig.instance().cfg is before  # as run_job leaves it
+    assert all(OmegaConf.is_readonly(job.hydra) for job in jobs)  # as set_config leaves them

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from roundlab.run.config import resolve
 from roundlab.run.validate import validate
@@ -31,7 +31,7 @@ def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
     try:
         for job in jobs:
             # As run_job will: the default results_dir is read from this multirun's Hydra config.
-            instance.set_config(job)
+            _read_hydra_from(instance, job)
             try:
                 cfg = resolve(without_hydra(job), copy=False)
                 validate(cfg)
@@ -42,6 +42,16 @@ def training_configs(jobs: list[DictConfig]) -> list[DictConfig | None]:
     finally:
         instance.cfg = before  # as run_job leaves it
     return out
+
+
+def _read_hydra_from(instance: HydraConfig, job: DictConfig) -> None:
+    """What ``instance.set_config(job)`` sets up for resolving ``job``: ``HydraConfig.get()``
+    gives its ``hydra`` node, read-only, within ``job`` (so the node's own interpolations reach
+    the job's keys). ``set_config`` gives a masked copy of that node instead, which resolving
+    only reads: 120 more OmegaConf nodes per job, made and then collected, 1.5 to 4 ms of CPU
+    in a job's roughly 230. ``run_job`` (and a member's job) still sets its own copy."""
+    OmegaConf.set_readonly(job.hydra, True)
+    instance.cfg = job
 
 
 def schedule(
