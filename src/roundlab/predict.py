@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> None:
     """Predict for the rows of ``args.input`` and write the CSV ``args`` asks for."""
+    if not args.input.is_file():  # the option it came from, not only the OS's [Errno 2]
+        raise InputError(f"--input must name an existing CSV file. Received: --input={args.input}")
     table = read_csv(args.input)
     if args.id_column is not None and args.id_column not in table:
         raise InputError(

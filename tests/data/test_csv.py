@@ -94,6 +94,21 @@ def test_a_missing_csv_file_is_refused_naming_the_path(tmp_path):
         generate(csv_config(tmp_path / "nowhere.csv"))
 
 
+def test_a_missing_split_file_is_refused_naming_its_key(tmp_path, example_csv):
+    absent = tmp_path / "absent.csv"
+    with pytest.raises(
+        ValueError,
+        match=rf"^test_path must name an existing CSV file\. Received: test_path='{absent}'",
+    ):
+        generate(
+            compose_config(
+                "csv",
+                [f"train_path={example_csv}", f"test_path={absent}", "label=y"],
+                conf_dir=CONF,
+            )
+        )
+
+
 def test_the_csv_config_without_label_asks_for_it():
     with pytest.raises(ValueError, match=r"missing=\['label'\]"):
         generate(compose_config("csv", conf_dir=CONF))

@@ -30,7 +30,7 @@ def _edited(row: int, text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("lines", "options", "expected"),
     [
-        (None, [], ["path must name an existing CSV file", "missing.csv"]),
+        (None, [], ["data must name an existing CSV file", "missing.csv"]),
         ([], [], ["must start with a header row"]),
         (GOOD[:1], [], ["must hold at least 3 data rows", "rows=0"]),
         (GOOD, ["--label", "z"], ["label must be one of the columns", "label='z'"]),
@@ -71,6 +71,33 @@ def test_refused_data_fails_in_one_line_naming_file_column_and_row(
     for part in expected:
         assert part in err
     assert str(data) in err or "missing.csv" in err
+    assert not out.exists()
+
+
+TRACKING = (
+    "--tracking must be none or an MLflow tracking URI with a scheme "
+    "(sqlite:///path/mlflow.db, http://host:5000). Received: --tracking="
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--test", "absent.csv"], "--test must name an existing CSV file. Received: --test="),
+        (["--tracking", "nonee"], TRACKING),
+        (["--tracking", "/data/mlruns"], TRACKING),
+    ],
+    ids=["missing-test-file", "tracking-typo", "tracking-bare-path"],
+)
+def test_a_refused_option_fails_in_one_line_naming_it_and_writes_nothing(
+    tmp_path, capsys, monkeypatch, options, expected
+):
+    monkeypatch.chdir(tmp_path)
+    data = _write(tmp_path, GOOD)
+    out = tmp_path / "study"
+    code = main([str(data), "--label", "y", *options, "--out", str(out)])
+    assert code == 2
+    assert capsys.readouterr().err == f"error: {expected}{options[1]!r}\n"
     assert not out.exists()
 
 

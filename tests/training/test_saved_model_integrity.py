@@ -133,6 +133,16 @@ def test_every_predict_error_is_one_line_exit_2(finished, tmp_path, capsys, brea
     assert err.count("\n") == 1 and err.startswith("roundlab.predict: ") and expected in err
 
 
+def test_a_missing_input_file_is_refused_naming_input(finished, tmp_path, capsys):
+    cfg, path = finished
+    missing, out = tmp_path / "nofile.csv", tmp_path / "preds.csv"
+    assert predict.main([str(path), "--input", str(missing), "--output", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"roundlab.predict: --input must name an existing CSV file. Received: --input={missing}\n"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.slow
 def test_a_rerun_retrains_the_run_whose_model_was_truncated(tmp_path, tiny):
     def multirun():

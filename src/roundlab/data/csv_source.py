@@ -77,11 +77,11 @@ def csv_dataset(cfg: CsvConfig) -> Generated:
 
 
 def _files(cfg: CsvConfig) -> tuple[list[str], dict[str, Arrays]]:
-    train = read_table(cfg.train_path, cfg.label, cfg.features)
+    train = read_table(cfg.train_path, cfg.label, cfg.features, key="train_path")
     given = {"train": (train.x, train.y)}
     for split, path in cfg.split_files().items():
         if split != "train":
-            table = read_table(path, cfg.label, train.features)
+            table = read_table(path, cfg.label, train.features, key=f"{split}_path")
             given[split] = (table.x, table.y)
     return train.features, given
 

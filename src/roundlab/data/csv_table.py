@@ -51,14 +51,18 @@ def read_table(
     features: list[str] | None,
     split_column: str | None = None,
     min_rows: int = 1,
+    key: str = "path",
 ) -> CsvTable:
-    """The rows of the CSV file at ``path`` (as configured); labels must be integers (``3`` or
-    ``3.0``), features finite numbers, split names one of train, val, test, extrapolate.
+    """The rows of the CSV file at ``path`` (as configured, under the config key ``key``);
+    labels must be integers (``3`` or ``3.0``), features finite numbers, split names one of
+    train, val, test, extrapolate.
 
     ``features`` None means every column but ``label`` and ``split_column``.
     """
     file = resolve(path)
-    require(file.is_file(), "path must name an existing CSV file", path=path, file=str(file))
+    require(
+        file.is_file(), f"{key} must name an existing CSV file", **{key: path, "file": str(file)}
+    )
     with file.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle)
         header = _header(reader, file, path, label, split_column)

@@ -26,9 +26,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 from hydra.errors import HydraException
 
+from roundlab.data.schemas import require
 from roundlab.errors import ConfigError, WriteFailed
 from roundlab.runs import SAFE_NAME, check_name
 from roundlab.study import budgets, directory
@@ -96,15 +98,36 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
+def _check_tracking(value: str | None) -> None:
+    """``--tracking``: ``none`` or a URI with a scheme (or ``databricks``, MLflow's bare name
+    of a workspace). A bare word or path would reach MLflow as a file store, which the pinned
+    MLflow refuses in every job, each then running untracked with only a line in its log: a
+    mistyped ``none`` would run the whole study that way."""
+    if value in (None, NO_TRACKING, "databricks") or urlparse(value).scheme:
+        return
+    raise ConfigError(
+        f"--tracking must be {NO_TRACKING} or an MLflow tracking URI with a scheme "
+        f"(sqlite:///path/mlflow.db, http://host:5000). Received: --tracking={value!r}"
+    )
+
+
 def _prepare(args: argparse.Namespace) -> tuple[str, Path]:
     """Check the options and the data, write the study directory; returns the dataset's name
     and the directory. ValueError (ConfigError among them) for anything refused."""
+    _check_tracking(args.tracking)
     if args.name is None and not SAFE_NAME.fullmatch(args.data.stem):
         raise ConfigError(
             "the data file's name must make a dataset name (letters, digits, _ - and ., a "
             f"letter or digit first): pass --name. Received: {args.data.name}"
         )
     name = check_name(args.name or args.data.stem, "--name")
+    for option, path in (("data", args.data), ("--test", args.test)):
+        if path is not None:  # named as the command line names it, not as params.yaml does
+            require(
+                path.expanduser().is_file(),
+                f"{option} must name an existing CSV file",
+                **{option: str(path)},
+            )
     given = StudyInput(
         args.data,
         args.label,
