@@ -10,6 +10,7 @@ from report_checks import check_report
 from synthetic_results import synthetic_runs, write_runs
 
 from roundlab import results
+from roundlab.report.__main__ import main
 from roundlab.report.pipeline import build_report
 from roundlab.report.selection import HEADLINE_COLUMNS
 from roundlab.results import RunResult
@@ -90,6 +91,17 @@ def test_metrics_have_a_file_per_approach_with_every_dataset(built):
     assert set(files["rounding-ste_round"]) == {"count"}  # it ran on count only
     assert files["rounding-sigmoid_round"]["count"]["exact_match"] == pytest.approx(0.95)
     assert files["regression"]["digit_sum"]["extrapolation"] is None
+
+
+def test_the_command_counts_the_metrics_files_its_metrics_directory_holds(tmp_path, capsys):
+    results = write_runs(tmp_path / "results", synthetic_runs())
+    reports = tmp_path / "reports"
+    argv = ["--results", str(results), "--out", str(reports), "--no-gradients", "--no-cost"]
+    assert main(argv) == 0
+    line = capsys.readouterr().out.strip()
+    written = sorted((reports / "metrics").glob("*.json"))
+    assert len(written) == 6
+    assert line.endswith(f", {reports / 'headline.json'}, 6 metrics files in {reports / 'metrics'}")
 
 
 def test_headline_metrics_are_the_configuration_val_ranks_first_with_its_test_numbers(built):

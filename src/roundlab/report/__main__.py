@@ -79,9 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         prefix, code = next((p, c) for kind, p, c in ONE_LINE if isinstance(err, kind))
         print(f"{prefix}: {err}", file=sys.stderr)
         return code
+    # out.metrics holds every file DVC reads as metrics: headline.json beside the report and
+    # one file per approach in metrics/; the line counts only what that directory holds.
+    metrics_dir = out.markdown.parent / "metrics"
+    in_dir = [p for p in out.metrics if p.parent == metrics_dir]
+    beside = "".join(f"{p}, " for p in out.metrics if p.parent != metrics_dir)
     print(
-        f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), "
-        f"{len(out.metrics)} metrics files"
+        f"wrote {out.markdown}, {out.html} ({len(out.figures)} figures), {beside}"
+        f"{len(in_dir)} metrics files in {metrics_dir}"
     )
     return 0
 
