@@ -82,6 +82,29 @@ def test_the_generate_command_writes_a_params_entry_by_value(tmp_path, monkeypat
     assert sum(len(s.y) for s in stored.splits.values()) == len(labels)
 
 
+@pytest.mark.parametrize(
+    ("entry", "overrides", "blamed"),
+    [
+        ("{n_train: 50}", ["n_trian=5"], "the command line's overrides ['n_trian=5']"),
+        ("{n_trian: 50}", ["n_train=60"], "params.yaml datasets.count"),
+        ("{n_trian: 50}", [], "params.yaml datasets.count"),
+    ],
+    ids=["typo-on-the-command-line", "typo-in-params", "typo-in-params-alone"],
+)
+def test_a_key_the_dataset_config_lacks_is_blamed_where_it_was_written(
+    tmp_path, monkeypatch, capsys, entry, overrides, blamed
+):
+    monkeypatch.setenv("ROUNDLAB_ROOT", str(tmp_path))
+    (tmp_path / "params.yaml").write_text(f"datasets:\n  count: {entry}\n")
+    assert main(["count", *overrides]) == 1
+    typo = "n_trian"
+    assert capsys.readouterr().err == (
+        f"error: {blamed} must set existing keys of the dataset config count, with values of "
+        f"their types. Received: Key '{typo}' not in 'CountConfig'\n"
+    )
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_profile_without_datasets_trains_every_entry_composed_from_its_config():
     known = entries.parse({"count": {}, "mine": {"path": "inputs/mine.csv", "label": "y"}})
     profile = parse_profile("p", {"seeds": [0], "approaches": ["regression"]}, known)

@@ -48,9 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         datasets = generate_all(cfg)
     except HydraException as error:  # a key the config lacks, a value of the wrong type
         what = str(error.__cause__ or error).splitlines()[0]
-        where = f"params.yaml datasets.{args.name}" if args.name in known else "an override"
+        where = _refused_by(entry, args.overrides, in_params=args.name in known)
         print(
-            f"error: {where} must set keys of its dataset config. Received: {what}", file=sys.stderr
+            f"error: {where} must set existing keys of the dataset config {entry.config}, with "
+            f"values of their types. Received: {what}",
+            file=sys.stderr,
         )
         return 1
     except (ValueError, FileNotFoundError) as error:
@@ -70,6 +72,19 @@ def main(argv: list[str] | None = None) -> int:
         f"train labels {lo}..{hi} -> {target}"
     )
     return 0
+
+
+def _refused_by(entry: entries.Entry, overrides: list[str], in_params: bool) -> str:
+    """Where the keys Hydra refused were written: the params.yaml entry's, unless the entry
+    composes without the command line's overrides (or has none to compose)."""
+    if in_params and overrides:
+        try:
+            compose_config(entry.config, list(entry.overrides))
+        except HydraException:
+            return f"params.yaml datasets.{entry.name}"
+    if overrides:
+        return f"the command line's overrides {overrides}"
+    return f"params.yaml datasets.{entry.name}" if in_params else "the dataset config itself"
 
 
 if __name__ == "__main__":
